@@ -1,0 +1,130 @@
+/**
+ * The only reader of process.env. Everything else receives a typed Config.
+ * Variable names are part of the public contract (DESIGN.md §4).
+ */
+import { resolve } from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface ProviderOverrides {
+  /** Provider id (lowercase) → base URL, from PROVIDER_BASE_URL_<ID>. */
+  baseUrls: Record<string, string>;
+  /** Provider id (lowercase) → default model, from PROVIDER_MODEL_<ID>. */
+  models: Record<string, string>;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  database: DatabaseConfig;
+  redisUrl: string | undefined;
+  bootstrapApiKey: string | undefined;
+  providerTimeoutMs: number;
+  rateLimitPerMinute: number;
+  maxConcurrentRefinesPerAccount: number;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+  logLevel: string;
+  workers: number;
+  providers: ProviderOverrides;
+}
+
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+type Env = Record<string, string | undefined>;
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+export function parseDatabaseUrl(raw: string | undefined, cwd = process.cwd()): DatabaseConfig {
+  if (raw === undefined || raw.trim() === '') {
+    return { kind: 'sqlite', path: resolve(cwd, 'data/personas.sqlite') };
+  }
+  const value = raw.trim();
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://')) {
+    return { kind: 'postgres', url: value };
+  }
+  const sqlite = /^(?:sqlite|file):(.+)$/.exec(value);
+  if (sqlite?.[1]) {
+    const path = sqlite[1].replace(/^\/\/(?=\/)/, '');
+    return { kind: 'sqlite', path: path === ':memory:' ? path : resolve(cwd, path) };
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with sqlite:, file: or postgres://');
+}
+
+function providerOverrides(env: Env): ProviderOverrides {
+  const overrides: ProviderOverrides = { baseUrls: {}, models: {} };
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || value === '') continue;
+    const match = /^PROVIDER_(BASE_URL|MODEL)_([A-Z0-9_]+)$/.exec(name);
+    if (!match?.[1] || !match[2]) continue;
+    const id = match[2].toLowerCase().replace(/_/g, '-');
+    if (match[1] === 'BASE_URL') overrides.baseUrls[id] = httpUrl(name, value);
+    else overrides.models[id] = value.trim();
+  }
+  return overrides;
+}
+
+function workers(env: Env, cores: number): number {
+  const raw = env.WORKERS?.trim();
+  if (raw === undefined || raw === '') return 1;
+  if (raw === 'auto') return cores;
+  return integer(env, 'WORKERS', 1, 1, 256);
+}
+
+export function loadConfig(env: Env = process.env, cores = 1): Config {
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const bootstrapApiKey = env.BOOTSTRAP_API_KEY === '' ? undefined : env.BOOTSTRAP_API_KEY;
+  if (bootstrapApiKey !== undefined && (bootstrapApiKey.length < 32 || /\s/.test(bootstrapApiKey))) {
+    // The value itself is a secret: never echo it.
+    throw new ConfigError('BOOTSTRAP_API_KEY', 'must be at least 32 characters without whitespace');
+  }
+  const redisUrl = env.REDIS_URL?.trim() || undefined;
+  if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
+    throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
+  }
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST?.trim() || '127.0.0.1',
+    database: parseDatabaseUrl(env.DATABASE_URL),
+    redisUrl,
+    bootstrapApiKey,
+    providerTimeoutMs: integer(env, 'PROVIDER_TIMEOUT_MS', 60_000, 1, 600_000),
+    rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 1200, 1, 10_000_000),
+    maxConcurrentRefinesPerAccount: integer(env, 'MAX_CONCURRENT_REFINES_PER_ACCOUNT', 256, 1, 100_000),
+    bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    logLevel,
+    workers: workers(env, cores),
+    providers: providerOverrides(env),
+  };
+}
