@@ -1,0 +1,86 @@
+/**
+ * Admin CLI: `npm run cli -- accounts create NAME | keys create --account NAME | keys list | keys revoke ID`.
+ * Talks to the same DATABASE_URL as the server. A new key is always the last line of stdout,
+ * so scripts can take it with `tail -n 1`.
+ */
+import { AccountService } from '../accounts/account-service.js';
+import { ConfigError, loadConfig } from '../config.js';
+import { DomainError } from '../errors.js';
+import { AccountRepository } from '../storage/account-repository.js';
+import { openStorage } from '../storage/database.js';
+
+const USAGE = `usage: npm run cli -- <command>
+
+commands:
+  accounts create NAME          create an account and print its first API key (last line)
+  keys create --account NAME    create another API key for an account (last line)
+  keys list                     list keys (id, account, prefix, created, revoked); never full keys
+  keys revoke ID                revoke a key; it stops working within 5 seconds
+
+Uses DATABASE_URL, like the server.`;
+
+class UsageError extends Error {}
+
+type Command = (accounts: AccountService, args: string[]) => Promise<void>;
+
+const print = (line: string) => process.stdout.write(`${line}\n`);
+
+function option(args: string[], name: string): string | undefined {
+  const index = args.indexOf(name);
+  if (index !== -1) return args[index + 1];
+  return args.find((a) => a.startsWith(`${name}=`))?.slice(name.length + 1);
+}
+
+const commands: Record<string, Command> = {
+  'accounts create': async (accounts, [name]) => {
+    if (!name) throw new UsageError('accounts create needs a NAME');
+    const issued = await accounts.createAccount(name);
+    print(`created account "${issued.accountName}" with key ${issued.keyId}; the key is shown only once:`);
+    print(issued.key);
+  },
+  'keys create': async (accounts, args) => {
+    const name = option(args, '--account');
+    if (!name) throw new UsageError('keys create needs --account NAME');
+    const issued = await accounts.createKey(name);
+    print(`created key ${issued.keyId} for account "${issued.accountName}"; the key is shown only once:`);
+    print(issued.key);
+  },
+  'keys list': async (accounts) => {
+    const keys = await accounts.listKeys();
+    const rows = keys.map((k) => [k.id, k.account_name, `${k.prefix}…`, k.created_at, k.revoked_at ?? '-']);
+    const table = [['ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'REVOKED'], ...rows];
+    const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
+    for (const row of table) print(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
+  },
+  'keys revoke': async (accounts, [id]) => {
+    if (!id) throw new UsageError('keys revoke needs a key ID (see keys list)');
+    await accounts.revokeKey(id);
+    print(`revoked key ${id}; it stops working within 5 seconds`);
+  },
+};
+
+async function main(argv: string[]): Promise<number> {
+  const name = argv.slice(0, 2).join(' ');
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`${argv.length ? `unknown command "${argv.join(' ')}"\n\n` : ''}${USAGE}\n`);
+    return 2;
+  }
+  const storage = await openStorage(loadConfig().database);
+  try {
+    await command(new AccountService(new AccountRepository(storage.db)), argv.slice(2));
+    return 0;
+  } finally {
+    await storage.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof UsageError) process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    else if (error instanceof DomainError || error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+    else process.stderr.write(`cli failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(error instanceof UsageError ? 2 : 1);
+  },
+);

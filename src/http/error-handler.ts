@@ -1,0 +1,70 @@
+/**
+ * The one place a failure becomes a response. Domain errors carry a code;
+ * framework errors are translated into the same codes; anything else is a bug
+ * and leaves as a generic 500 with the details only in the log.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { DomainError, type ErrorCode, errorStatus, notFound, unavailable } from '../errors.js';
+import { isStorageUnavailable } from '../storage/database.js';
+import { validationMessage } from './validation.js';
+
+const codeByStatus = new Map<number, ErrorCode>();
+for (const [code, status] of Object.entries(errorStatus) as [ErrorCode, number][]) {
+  if (!codeByStatus.has(status)) codeByStatus.set(status, code);
+}
+
+function fromFramework(error: FastifyError, bodyLimit: number): DomainError | undefined {
+  if (error.validation) {
+    return new DomainError('invalid_request', validationMessage(error.validation, error.validationContext));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new DomainError('payload_too_large', `request body must be at most ${bodyLimit} bytes`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new DomainError('unsupported_media_type', 'Content-Type must be application/json');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new DomainError('invalid_request', 'request body is empty; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new DomainError('invalid_request', 'Content-Length does not match the request body');
+  }
+  // secure-json-parse reports prototype poisoning as a SyntaxError too; name the real problem.
+  if (/forbidden prototype property/i.test(error.message)) {
+    return new DomainError('invalid_request', 'request body must not contain "__proto__" or "constructor.prototype" keys');
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new DomainError('invalid_request', 'request body is not valid JSON');
+  }
+  const status = error.statusCode;
+  const code = status !== undefined && status >= 400 && status < 500 ? codeByStatus.get(status) : undefined;
+  return code ? new DomainError(code, error.message) : undefined;
+}
+
+export function toDomainError(error: unknown, bodyLimit: number): DomainError | undefined {
+  if (error instanceof DomainError) return error;
+  if (isStorageUnavailable(error)) return unavailable('storage is unavailable; retry shortly', 1, error);
+  if (error instanceof Error) return fromFramework(error as FastifyError, bodyLimit);
+  return undefined;
+}
+
+export function sendError(reply: FastifyReply, error: DomainError): FastifyReply {
+  reply.code(error.status).headers(error.headers);
+  if (error.source === 'provider') reply.header('x-error-source', 'provider');
+  return reply.type('application/json; charset=utf-8').send({ error: error.status, message: error.message });
+}
+
+export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
+  app.setErrorHandler((error, request, reply) => {
+    const domain = toDomainError(error, bodyLimit);
+    if (!domain) {
+      request.log.error({ err: error }, 'unhandled error');
+      return sendError(reply, new DomainError('internal', 'internal error; the request id identifies it in our logs'));
+    }
+    if (domain.status >= 500) request.log.warn({ code: domain.code, msg: domain.message, cause: domain.cause }, 'request failed');
+    return sendError(reply, domain);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '';
+    sendError(reply, notFound(`no route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`));
+  });
+}

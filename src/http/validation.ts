@@ -1,0 +1,61 @@
+/**
+ * Request validation. Bodies are validated strictly — no type coercion, no
+ * silently dropped fields — so `{"name": 123}` is a 400, not a persona named
+ * "123". Query strings and path parameters are text, so those are coerced.
+ */
+import { Ajv, type ErrorObject } from 'ajv';
+import type { FastifyInstance } from 'fastify';
+
+const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
+const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
+const textAjv = new Ajv({ ...shared, coerceTypes: true });
+
+export function installValidation(app: FastifyInstance): void {
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+}
+
+const PARTS: Record<string, string> = { body: 'request body', querystring: 'query string', params: 'path', headers: 'headers' };
+
+function fieldName(error: ErrorObject, part: string): string | undefined {
+  const path = error.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return path === '' ? undefined : part === 'querystring' ? `query parameter ${path}` : path;
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
+
+/** One clear sentence for the first validation failure, naming the field. */
+export function validationMessage(errors: ErrorObject[], part = 'body'): string {
+  const error = errors[0];
+  const where = PARTS[part] ?? part;
+  if (!error) return `${where} is invalid`;
+  const field = fieldName(error, part);
+  const subject = field ?? where;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'additionalProperties':
+      return `unknown field "${String(params.additionalProperty)}" in ${field ?? where}`;
+    case 'required': {
+      const missing = String(params.missingProperty);
+      return `${field ? `${field}.` : ''}${missing} is required`;
+    }
+    case 'type': {
+      const type = String(params.type);
+      if (!field && part === 'body') return 'request body must be a JSON object';
+      return `${subject} must be ${type === 'null' ? 'null' : article(type)}`;
+    }
+    case 'minLength':
+      return params.limit === 1 ? `${subject} must not be empty` : `${subject} must be at least ${String(params.limit)} characters`;
+    case 'maxLength':
+      return `${subject} must be at most ${String(params.limit)} characters`;
+    case 'minProperties':
+      return `${where} must contain at least one field`;
+    case 'minimum':
+      return `${subject} must be at least ${String(params.limit)}`;
+    case 'maximum':
+      return `${subject} must be at most ${String(params.limit)}`;
+    default:
+      return `${subject} ${error.message ?? 'is invalid'}`;
+  }
+}

@@ -1,0 +1,107 @@
+/** The persona resource: HTTP only. Rules live in PersonaService. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
+import { type PersonaRecord, type PersonaService, personaJson } from '../personas/persona-service.js';
+import { commonErrors, idempotencyErrors, notFoundError, preconditionError } from '../schemas/common.js';
+import {
+  CreatePersonaBody,
+  ListPersonasQuery,
+  PersonaList,
+  PersonaParams,
+  UpdatePersonaBody,
+} from '../schemas/persona.js';
+import { Type } from 'typebox';
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const personaRef = Type.Ref('Persona');
+const security = [{ bearerAuth: [] }];
+
+function sendPersona(reply: FastifyReply, record: PersonaRecord): FastifyReply {
+  return reply
+    .header('etag', record.etag)
+    .header('last-modified', record.updatedAt.toUTCString())
+    .type(JSON_TYPE)
+    .send(personaJson(record));
+}
+
+export const personaRoutes: FastifyPluginAsyncTypebox<{ personas: PersonaService }> = async (app, { personas }) => {
+  app.post('/personas', {
+    schema: {
+      tags: ['personas'],
+      summary: 'Create a persona',
+      security,
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+      body: CreatePersonaBody,
+      response: { 201: { description: 'Created', ...personaRef }, ...commonErrors, ...idempotencyErrors },
+    },
+    handler: async (request, reply) => {
+      const record = await personas.create(request.principal.accountId, request.body);
+      return sendPersona(reply.code(201).header('location', `/v1/personas/${record.id}`), record);
+    },
+  });
+
+  app.get('/personas', {
+    schema: {
+      tags: ['personas'],
+      summary: 'List the account\'s personas, oldest first',
+      description: 'All personas unless `limit` is given; then a `Link: <…>; rel="next"` header points to the next page.',
+      security,
+      querystring: ListPersonasQuery,
+      response: { 200: { description: 'The personas', ...PersonaList }, ...commonErrors },
+    },
+    handler: async (request, reply) => {
+      const { limit, cursor } = request.query;
+      const page = await personas.list(request.principal.accountId, { limit, cursor });
+      if (page.nextCursor !== undefined && limit !== undefined) {
+        const next = `/v1/personas?limit=${limit}&cursor=${encodeURIComponent(page.nextCursor)}`;
+        reply.header('link', `<${next}>; rel="next"`);
+      }
+      return reply.type(JSON_TYPE).send(`[${page.personas.map(personaJson).join(',')}]`);
+    },
+  });
+
+  app.get('/personas/:id', {
+    schema: {
+      tags: ['personas'],
+      summary: 'Get a persona',
+      security,
+      params: PersonaParams,
+      response: { 200: { description: 'The persona', ...personaRef }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request, reply) =>
+      sendPersona(reply, await personas.get(request.principal.accountId, request.params.id)),
+  });
+
+  app.patch('/personas/:id', {
+    schema: {
+      tags: ['personas'],
+      summary: 'Update a persona',
+      description: 'A field present replaces the stored one; a field absent is kept. `attributes` is replaced whole.',
+      security,
+      params: PersonaParams,
+      headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+      body: UpdatePersonaBody,
+      response: { 200: { description: 'The updated persona', ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
+    },
+    handler: async (request, reply) => {
+      const { accountId } = request.principal;
+      const record = await personas.update(accountId, request.params.id, request.body, request.headers['if-match']);
+      return sendPersona(reply, record);
+    },
+  });
+
+  app.delete('/personas/:id', {
+    schema: {
+      tags: ['personas'],
+      summary: 'Delete a persona',
+      security,
+      params: PersonaParams,
+      headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+      response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
+    },
+    handler: async (request, reply) => {
+      await personas.delete(request.principal.accountId, request.params.id, request.headers['if-match']);
+      return reply.code(204).send(null);
+    },
+  });
+};

@@ -1,0 +1,36 @@
+import { Type, type Static } from 'typebox';
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Integer({ format: 'int32', description: 'The HTTP status code' }),
+    message: Type.String({ description: 'What went wrong and, where it helps, how to fix it' }),
+  },
+  { $id: 'Error', additionalProperties: false },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+const errorResponse = (description: string) => ({ description, ...Type.Ref('Error') });
+
+/** The error responses every authenticated /v1 route can give, for the OpenAPI document. */
+export const commonErrors = {
+  400: errorResponse('Invalid request'),
+  401: errorResponse('Missing, malformed, unknown or revoked API key'),
+  413: errorResponse('Request body too large'),
+  415: errorResponse('Request body is not application/json'),
+  429: errorResponse('Rate limit exceeded'),
+  500: errorResponse('Unexpected error'),
+  503: errorResponse('Overloaded or storage unavailable'),
+};
+
+export const notFoundError = { 404: errorResponse('No such resource') };
+export const preconditionError = { 412: errorResponse('If-Match does not match the current ETag') };
+export const idempotencyErrors = {
+  409: errorResponse('A request with this Idempotency-Key is still in progress'),
+  422: errorResponse('Idempotency-Key was reused with a different request body'),
+};
+export const providerErrors = {
+  502: errorResponse('The provider failed'),
+  504: errorResponse('The provider did not answer in time'),
+};
+
+export { errorResponse };

@@ -1,0 +1,75 @@
+/** Every persona query. Rows in, rows out; the persona service gives them meaning. */
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, PersonasTable } from './schema.js';
+
+export type PersonaRow = Selectable<PersonasTable>;
+
+export interface PersonaChanges {
+  name?: string;
+  attributes?: string;
+}
+
+export type UpdateOutcome = { status: 'updated'; row: PersonaRow } | { status: 'not_found' } | { status: 'version_mismatch' };
+export type DeleteOutcome = { status: 'deleted' } | { status: 'not_found' } | { status: 'version_mismatch' };
+
+export class PersonaRepository {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async insert(row: PersonaRow): Promise<PersonaRow> {
+    await this.db.insertInto('personas').values(row).execute();
+    return row;
+  }
+
+  findForAccount(accountId: string, id: string): Promise<PersonaRow | undefined> {
+    return this.db
+      .selectFrom('personas')
+      .selectAll()
+      .where('account_id', '=', accountId)
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
+  /** Oldest first. `afterId` is the keyset cursor; `limit` undefined means all. */
+  listForAccount(accountId: string, page: { afterId?: string; limit?: number } = {}): Promise<PersonaRow[]> {
+    let query = this.db.selectFrom('personas').selectAll().where('account_id', '=', accountId);
+    if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
+    query = query.orderBy('id', 'asc');
+    if (page.limit !== undefined) query = query.limit(page.limit);
+    return query.execute();
+  }
+
+  /**
+   * One conditional UPDATE, so concurrent writers with the same expected
+   * version cannot both win: the database decides, not a read-then-write.
+   */
+  async update(
+    accountId: string,
+    id: string,
+    changes: PersonaChanges,
+    updatedAt: string,
+    expectedVersion?: number,
+  ): Promise<UpdateOutcome> {
+    let query = this.db
+      .updateTable('personas')
+      .set((eb) => ({ ...changes, updated_at: updatedAt, version: eb('version', '+', 1) }))
+      .where('account_id', '=', accountId)
+      .where('id', '=', id);
+    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    const row = await query.returningAll().executeTakeFirst();
+    if (row) return { status: 'updated', row };
+    return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
+  }
+
+  async delete(accountId: string, id: string, expectedVersion?: number): Promise<DeleteOutcome> {
+    let query = this.db.deleteFrom('personas').where('account_id', '=', accountId).where('id', '=', id);
+    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    const result = await query.executeTakeFirst();
+    if (result.numDeletedRows > 0n) return { status: 'deleted' };
+    return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db.selectFrom('personas').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * The real app on a real loopback port, built exactly as src/server.ts builds
+ * it, with its log lines captured so tests can assert what was (not) logged.
+ */
+import { Writable } from 'node:stream';
+import { buildApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { openStorage, type Storage } from '../../src/storage/database.js';
+import { sqliteTarget, type StorageTarget } from './storage-targets.js';
+
+export const TEST_KEY = 'prk_test_bootstrap_key_0123456789abcdefghijklmnop';
+
+export interface TestServer {
+  url: string;
+  key: string;
+  storage: Storage;
+  config: Config;
+  logs: string[];
+  /** Authenticated fetch against the server with JSON defaults. */
+  request(path: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<Response>;
+  createAccount(name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(
+  options: { target?: StorageTarget; env?: Record<string, string> } = {},
+): Promise<TestServer> {
+  const database = await (options.target ?? sqliteTarget).create();
+  const config = loadConfig({ LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: TEST_KEY, DATABASE_URL: database.url, ...options.env });
+  const storage = await openStorage(config.database);
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk, _encoding, done) {
+      logs.push(String(chunk));
+      done();
+    },
+  });
+  const { app, accounts } = await buildApp({ config, storage, logStream });
+  await accounts.bootstrap(config.bootstrapApiKey);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+
+  return {
+    url,
+    key: TEST_KEY,
+    storage,
+    config,
+    logs,
+    request(path, init = {}) {
+      const { json, key = TEST_KEY, headers, ...rest } = init;
+      const merged = new Headers(headers);
+      if (key !== null && !merged.has('authorization')) merged.set('authorization', `Bearer ${key}`);
+      if (json !== undefined && !merged.has('content-type')) merged.set('content-type', 'application/json');
+      return fetch(url + path, { ...rest, headers: merged, body: json === undefined ? rest.body : JSON.stringify(json) });
+    },
+    async createAccount(name) {
+      return (await accounts.createAccount(name)).key;
+    },
+    async close() {
+      await app.close();
+      await storage.close();
+      await database.remove();
+    },
+  };
+}
