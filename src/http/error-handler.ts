@@ -22,17 +22,8 @@ function fromFramework(error: FastifyError, bodyLimit: number): DomainError | un
       return new DomainError('payload_too_large', `request body must be at most ${bodyLimit} bytes`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DomainError('unsupported_media_type', 'Content-Type must be application/json');
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return new DomainError('invalid_request', 'request body is empty; send a JSON object');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('invalid_request', 'Content-Length does not match the request body');
-  }
-  // secure-json-parse reports prototype poisoning as a SyntaxError too; name the real problem.
-  if (/forbidden prototype property/i.test(error.message)) {
-    return new DomainError('invalid_request', 'request body must not contain "__proto__" or "constructor.prototype" keys');
-  }
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-    return new DomainError('invalid_request', 'request body is not valid JSON');
   }
   const status = error.statusCode;
   const code = status !== undefined && status >= 400 && status < 500 ? codeByStatus.get(status) : undefined;

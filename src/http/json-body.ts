@@ -1,21 +1,39 @@
 /**
- * JSON is the only body we accept. Fastify's strict parser (prototype
- * poisoning is an error) stays, with one leniency: many HTTP clients send
- * `Content-Type: application/json` on every request, so a bodiless GET or
- * DELETE is not a malformed JSON document.
+ * JSON is the only body we accept, parsed strictly: a `__proto__` or
+ * `constructor.prototype` key is refused outright rather than stripped. One
+ * leniency: many HTTP clients send `Content-Type: application/json` on every
+ * request, so a bodiless GET or DELETE is not a malformed JSON document.
  */
 import type { FastifyInstance } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { invalidRequest } from '../errors.js';
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
+const STRICT = { protoAction: 'error', constructorAction: 'error' } as const;
+
+export function parseJsonBody(body: string): unknown {
+  if (body === '') throw invalidRequest('request body is empty; send a JSON object');
+  try {
+    return secureJson.parse(body, undefined, STRICT);
+  } catch (error) {
+    if (error instanceof SyntaxError && /forbidden prototype property/.test(error.message)) {
+      throw invalidRequest('request body must not contain "__proto__" or "constructor.prototype" keys');
+    }
+    throw invalidRequest('request body is not valid JSON');
+  }
+}
 
 export function installJsonBody(app: FastifyInstance): void {
-  const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && BODYLESS_METHODS.has(request.method)) {
       done(null, undefined);
       return;
     }
-    parseJson(request, body, done);
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
   });
 }

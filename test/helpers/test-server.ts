@@ -10,6 +10,10 @@ import { sqliteTarget, type StorageTarget } from './storage-targets.js';
 
 export const TEST_KEY = 'prk_test_bootstrap_key_0123456789abcdefghijklmnop';
 
+/** Tests read bodies of known shape; `any` keeps assertions readable. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
+
 export interface TestServer {
   url: string;
   key: string;
@@ -17,7 +21,7 @@ export interface TestServer {
   config: Config;
   logs: string[];
   /** Authenticated fetch against the server with JSON defaults. */
-  request(path: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<Response>;
+  request(path: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<TestResponse>;
   createAccount(name: string): Promise<string>;
   close(): Promise<void>;
 }
