@@ -1,0 +1,48 @@
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe('the OpenAPI document', () => {
+  let server: TestServer;
+  let document: Record<string, any>;
+  beforeAll(async () => {
+    server = await startTestServer();
+    document = await (await server.request('/v1/openapi.json', { key: null })).json();
+  });
+  afterAll(() => server.close());
+
+  it('is a valid OpenAPI 3.1 document with version 1.0.0', async () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info.version).toBe('1.0.0');
+    await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
+  });
+
+  it('describes every public /v1 operation with bearer security and the error schema', () => {
+    const expected = [
+      'post /v1/personas',
+      'get /v1/personas',
+      'get /v1/personas/{id}',
+      'patch /v1/personas/{id}',
+      'delete /v1/personas/{id}',
+      'post /v1/refine',
+    ];
+    const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => `${method} ${path}`),
+    );
+    expect(operations.sort()).toEqual(expected.sort());
+    for (const [path, ops] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+        expect(op.responses['401'], `${method} ${path}`).toBeDefined();
+      }
+    }
+    expect(document.components.schemas.Error.required).toEqual(['error', 'message']);
+    expect(document.components.schemas.Persona.required).toEqual(['id', 'name', 'attributes']);
+  });
+
+  it('serves a readable docs page at /docs', async () => {
+    const res = await server.request('/docs/', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+  });
+});
