@@ -1,0 +1,78 @@
+/**
+ * Removes the wrappers models put around an answer despite being told not to, and nothing else:
+ * a rewrite that legitimately opens with a quote, "Here are the steps:" or a code block is kept.
+ */
+
+import { REWRITE_TAG } from './prompt.js';
+
+const INTERJECTION = String.raw`(?:(?:sure|certainly|of course|okay|ok|absolutely|alright|no problem)\b[!.,]*\s*)?`;
+const REWRITE_ADJECTIVE = String.raw`(?:rewritten|refined|revised|reworded|rephrased|polished|edited|updated|improved)`;
+const ANSWER_NOUN = String.raw`(?:text|version|message|copy|draft|response|reply|content)`;
+// The announcement must name the rewrite itself ("the refined version", "in Acme's voice"), so an
+// answer opening with "Here are the steps:" is not mistaken for one. Bounded repeats keep a long
+// first line from backtracking quadratically.
+const PREAMBLE = new RegExp(
+  String.raw`^${INTERJECTION}(?:\*\*)?(?:` +
+    String.raw`(?:here(?:'s|’s|\s+is|\s+are)|below\s+is)\b[^\n]{0,120}?` +
+    String.raw`(?:${REWRITE_ADJECTIVE}\s+(?:\w+\s+)?${ANSWER_NOUN}|\brewrite\b|\bvoice\b|\bpersona\b)[^\n]{0,120}?` +
+    String.raw`|(?:the\s+)?${REWRITE_ADJECTIVE}(?:\s+${ANSWER_NOUN})?` +
+    String.raw`)[ \t]*(?:\*\*)?:(?:\*\*)?[ \t]*(?:\r?\n)+`,
+  'i',
+);
+
+const WHOLE_FENCE = /^```[\w+.-]*[ \t]*\r?\n([\s\S]*?)\r?\n[ \t]*```$/;
+const FENCE_LINE = /^[ \t]*```/m;
+
+const OPENING_TAG = new RegExp(String.raw`^<${REWRITE_TAG}\b[^>\n]*>`);
+const CLOSING_TAG = new RegExp(String.raw`</${REWRITE_TAG}\b[^>\n]*>$`);
+
+const CLOSING_QUOTE: Readonly<Record<string, string>> = {
+  '"': '"',
+  "'": "'",
+  '“': '”',
+  '‘': '’',
+  '„': '“',
+  '«': '»',
+};
+// Between two letters a single quote is an apostrophe ("don't"), not the end of the quoted span.
+const APOSTROPHE = /(?<=\p{L})['’](?=\p{L})/gu;
+
+/** Order matters: a preamble precedes a fence, which may hold echoed tags, which may hold quotes. */
+const UNWRAPPERS: ReadonlyArray<(text: string) => string> = [
+  stripPreamble,
+  stripWholeFence,
+  stripEchoedTags,
+  stripWholeQuotes,
+];
+
+export function cleanModelOutput(text: string): string {
+  const original = text.trim();
+  const cleaned = UNWRAPPERS.reduce((current, unwrap) => unwrap(current).trim(), original);
+  // An answer that is nothing but a wrapper is still better returned than replaced by nothing.
+  return cleaned === '' ? original : cleaned;
+}
+
+function stripPreamble(text: string): string {
+  const match = PREAMBLE.exec(text);
+  return match ? text.slice(match[0].length) : text;
+}
+
+function stripWholeFence(text: string): string {
+  const inner = WHOLE_FENCE.exec(text)?.[1];
+  // A fence inside means the answer is several blocks with text between, not one wrapped block.
+  return inner === undefined || FENCE_LINE.test(inner) ? text : inner;
+}
+
+function stripEchoedTags(text: string): string {
+  return text.replace(OPENING_TAG, '').trim().replace(CLOSING_TAG, '');
+}
+
+function stripWholeQuotes(text: string): string {
+  const open = text.charAt(0);
+  const close = CLOSING_QUOTE[open];
+  if (close === undefined || text.length < 2 || !text.endsWith(close)) return text;
+  const inner = text.slice(1, -1);
+  const quotesInside = close === "'" || close === '’' ? inner.replace(APOSTROPHE, '') : inner;
+  // Any further quote mark means several quoted spans (`"Hi," she said, "bye"`), not one.
+  return quotesInside.includes(open) || quotesInside.includes(close) ? text : inner;
+}
