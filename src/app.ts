@@ -6,29 +6,43 @@
 import type { Writable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
 import { installErrorHandling } from './http/error-handler.js';
+import { idempotency } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
+import { installLoadShedding } from './http/load-shedding.js';
+import { installMetrics } from './http/metrics-plugin.js';
 import { methodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi, openApiRoute } from './http/openapi.js';
+import { installRateLimit } from './http/rate-limit.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
 import { installValidation } from './http/validation.js';
+import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
+import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/rate-limiter.js';
+import { createMetrics } from './metrics.js';
 import { PersonaService } from './personas/persona-service.js';
+import { createProviderRegistry } from './providers/index.js';
+import { RefineService } from './refine/refine-service.js';
 import { healthRoutes } from './routes/health.js';
 import { personaRoutes } from './routes/personas.js';
+import { refineRoutes } from './routes/refine.js';
 import { ErrorBody } from './schemas/common.js';
 import { Persona } from './schemas/persona.js';
 import { AccountRepository } from './storage/account-repository.js';
 import type { Storage } from './storage/database.js';
+import { IdempotencyRepository } from './storage/idempotency-repository.js';
 import { PersonaRepository } from './storage/persona-repository.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
   config: Config;
   storage: Storage;
+  /** Shared limits across instances; in-process limits when absent. */
+  redis?: Redis;
   /** Where log lines go; defaults to stdout. Tests capture them to prove no secret leaks. */
   logStream?: Writable;
 }
@@ -38,7 +52,7 @@ export interface App {
   accounts: AccountService;
 }
 
-export async function buildApp({ config, storage, logStream }: AppDependencies): Promise<App> {
+export async function buildApp({ config, storage, redis, logStream }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
     genReqId: requestIdFor,
@@ -50,21 +64,38 @@ export async function buildApp({ config, storage, logStream }: AppDependencies):
     return503OnClosing: true,
     // Longer than the usual 60 s load-balancer idle timeout, so the balancer closes first.
     keepAliveTimeout: 72_000,
+    // Time to receive a whole request (not to answer it): slow-loris protection.
     requestTimeout: 30_000,
+    connectionTimeout: 0,
     routerOptions: { maxParamLength: 500 },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  app.server.headersTimeout = 15_000;
 
+  const metrics = createMetrics();
   const accountRepository = new AccountRepository(storage.db);
   const accounts = new AccountService(accountRepository);
   const authenticator = new Authenticator(accountRepository);
   const personas = new PersonaService(new PersonaRepository(storage.db));
+  const refine = new RefineService(personas, createProviderRegistry(config.providers), config.providerTimeoutMs, metrics);
+  const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
+  const rateLimiter: RateLimiter = redis
+    ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
+    : memoryLimiter;
+  const idempotencyStore = new IdempotencyRepository(storage.db);
+  const idempotencyOptions = { store: idempotencyStore, waitMs: config.providerTimeoutMs + 5_000, staleAfterMs: config.providerTimeoutMs + 60_000 };
+  const purge = setInterval(() => void idempotencyStore.purgeExpired(new Date()).catch(() => {}), 10 * 60_000);
+  purge.unref();
+  app.addHook('onClose', async () => clearInterval(purge));
 
   installValidation(app);
   installErrorHandling(app, config.bodyLimitBytes);
   installRequestContext(app, SERVICE_VERSION);
   installJsonBody(app);
+  installMetrics(app, metrics);
+  await installLoadShedding(app, config.maxEventLoopDelayMs);
   app.addSchema(ErrorBody);
   app.addSchema(Persona);
+  app.decorateRequest('idempotencyScope', null);
   await installOpenApi(app);
 
   const routeMethods = methodNotAllowed();
@@ -73,8 +104,15 @@ export async function buildApp({ config, storage, logStream }: AppDependencies):
   await app.register(
     async (v1) => {
       installAuth(v1, authenticator);
+      installRateLimit(v1, rateLimiter, metrics);
       openApiRoute(v1);
-      await v1.register(personaRoutes, { personas });
+      await v1.register(personaRoutes, { personas, idempotency: idempotency('POST /v1/personas', idempotencyOptions) });
+      await v1.register(refineRoutes, {
+        refine,
+        concurrency: new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount),
+        metrics,
+        idempotency: idempotency('POST /v1/refine', idempotencyOptions),
+      });
     },
     { prefix: '/v1' },
   );

@@ -11,6 +11,7 @@ import {
   UpdatePersonaBody,
 } from '../schemas/persona.js';
 import { Type } from 'typebox';
+import type { IdempotencyHooks } from '../http/idempotency.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const personaRef = Type.Ref('Persona');
@@ -24,8 +25,14 @@ function sendPersona(reply: FastifyReply, record: PersonaRecord): FastifyReply {
     .send(personaJson(record));
 }
 
-export const personaRoutes: FastifyPluginAsyncTypebox<{ personas: PersonaService }> = async (app, { personas }) => {
+export interface PersonaRouteOptions {
+  personas: PersonaService;
+  idempotency: IdempotencyHooks;
+}
+
+export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = async (app, { personas, idempotency }) => {
   app.post('/personas', {
+    ...idempotency,
     schema: {
       tags: ['personas'],
       summary: 'Create a persona',

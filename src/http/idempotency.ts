@@ -1,0 +1,121 @@
+/**
+ * Idempotency-Key on POST routes (DESIGN.md §6). The first request with a key
+ * runs and its answer is stored; a retry with the same key and body gets that
+ * answer back (with `Idempotent-Replayed: true`) without running again; the
+ * same key with another body is a 422. A retry arriving while the first is
+ * still running waits for it, up to `waitMs`, then gets a 409.
+ *
+ * Only answers that settle the request are kept: 2xx and 4xx. A 5xx or 429 is
+ * not stored, so the retry the client is told to make actually runs.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
+import { DomainError } from '../errors.js';
+import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '../storage/idempotency-repository.js';
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'retry-after'];
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    idempotencyScope: IdempotencyScope | null;
+  }
+}
+
+export interface IdempotencyOptions {
+  store: IdempotencyRepository;
+  /** How long a replay waits for the first request before answering 409. */
+  waitMs: number;
+  /** A running request older than this is presumed dead (its instance crashed) and its key is freed. */
+  staleAfterMs: number;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function hashRequest(request: FastifyRequest): string {
+  return createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex');
+}
+
+function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
+  const headers = JSON.parse(row.response_headers ?? '{}') as Record<string, string>;
+  return reply.code(row.status!).headers(headers).header('idempotent-replayed', 'true').send(row.response_body ?? '');
+}
+
+export interface IdempotencyHooks {
+  preHandler: preHandlerHookHandler;
+  onSend: onSendHookHandler;
+  onResponse: onResponseHookHandler;
+}
+
+export function idempotency(operation: string, options: IdempotencyOptions): IdempotencyHooks {
+  const { store } = options;
+
+  const preHandler: preHandlerHookHandler = async (request, reply) => {
+    const key = request.headers['idempotency-key'];
+    if (typeof key !== 'string') return;
+    const scope = { account_id: request.principal.accountId, operation, key };
+    const hash = hashRequest(request);
+    const waitUntil = Date.now() + options.waitMs;
+
+    for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {
+      const now = new Date();
+      if (await store.tryBegin(scope, hash, now, IDEMPOTENCY_TTL_MS)) {
+        request.idempotencyScope = scope;
+        return;
+      }
+      const row = await store.find(scope);
+      if (!row) continue;
+      if (row.expires_at < now.toISOString()) {
+        await store.release(scope, { expiredBefore: now.toISOString() });
+        continue;
+      }
+      if (row.request_hash !== hash) {
+        throw new DomainError(
+          'idempotency_mismatch',
+          'this Idempotency-Key was already used with a different request body; use a new key for a new request',
+        );
+      }
+      if (row.status !== null) return replay(reply, row);
+      const staleBefore = new Date(now.getTime() - options.staleAfterMs).toISOString();
+      if (row.created_at < staleBefore) {
+        await store.release(scope, { staleBefore });
+        continue;
+      }
+      if (Date.now() + pause > waitUntil) {
+        throw new DomainError('conflict', 'a request with this Idempotency-Key is still in progress; retry shortly', {
+          headers: { 'retry-after': '1' },
+        });
+      }
+      await sleep(pause);
+    }
+  };
+
+  // Stored before the answer leaves, so a client that saw it and retries finds it.
+  const onSend: onSendHookHandler = async (request, reply, payload) => {
+    const scope = request.idempotencyScope;
+    if (!scope) return payload;
+    request.idempotencyScope = null;
+    const status = reply.statusCode;
+    if (status >= 500 || status === 429) {
+      await store.release(scope);
+      return payload;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = reply.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    await store.complete(scope, { status, headers, body: typeof payload === 'string' ? payload : '' });
+    return payload;
+  };
+
+  // The answer never went out (client gone, send failed): free the key for the retry.
+  const onResponse: onResponseHookHandler = async (request) => {
+    const scope = request.idempotencyScope;
+    if (!scope) return;
+    request.idempotencyScope = null;
+    await store.release(scope);
+  };
+
+  return { preHandler, onSend, onResponse };
+}

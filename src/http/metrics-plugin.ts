@@ -1,0 +1,22 @@
+/** Request metrics for every route, and GET /metrics to scrape them. */
+import type { FastifyInstance } from 'fastify';
+import type { Metrics } from '../metrics.js';
+
+export function installMetrics(app: FastifyInstance, metrics: Metrics): void {
+  app.addHook('onResponse', (request, reply, done) => {
+    // The route pattern, never the raw URL: ids and query strings would explode the label set.
+    const labels = {
+      method: request.method,
+      route: request.routeOptions.url ?? 'unmatched',
+      status: String(reply.statusCode),
+    };
+    metrics.httpRequests.inc(labels);
+    metrics.httpDuration.observe(labels, reply.elapsedTime / 1000);
+    done();
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const body = await metrics.registry.metrics();
+    return reply.type(metrics.registry.contentType).send(body);
+  });
+}

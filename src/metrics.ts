@@ -1,0 +1,62 @@
+/**
+ * Prometheus metrics. One registry per app instance (tests build several apps
+ * in one process). Labels are bounded sets — route patterns, status codes,
+ * provider ids, error classes — never keys, content or persona data.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export interface Metrics {
+  registry: Registry;
+  httpRequests: Counter<'method' | 'route' | 'status'>;
+  httpDuration: Histogram<'method' | 'route' | 'status'>;
+  providerCalls: Counter<'provider' | 'outcome'>;
+  providerDuration: Histogram<'provider' | 'outcome'>;
+  rateLimitRejections: Counter<'limit'>;
+  refinesInFlight: Gauge;
+}
+
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const latencyBuckets = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Time from request to response, by route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    providerCalls: new Counter({
+      name: 'provider_calls_total',
+      help: 'Calls to LLM providers, by provider and outcome (ok or the error class)',
+      labelNames: ['provider', 'outcome'],
+      registers: [registry],
+    }),
+    providerDuration: new Histogram({
+      name: 'provider_call_duration_seconds',
+      help: 'Provider call latency including retries, by provider and outcome',
+      labelNames: ['provider', 'outcome'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    rateLimitRejections: new Counter({
+      name: 'rate_limit_rejections_total',
+      help: 'Requests refused by our own limits (per-key rate, per-account concurrent refines)',
+      labelNames: ['limit'],
+      registers: [registry],
+    }),
+    refinesInFlight: new Gauge({
+      name: 'refines_in_flight',
+      help: 'Refine requests currently waiting on a provider',
+      registers: [registry],
+    }),
+  };
+}

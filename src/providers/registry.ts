@@ -1,0 +1,117 @@
+/**
+ * The providers this service can call: the built-in ones plus any OpenAI-compatible
+ * endpoints the operator declared. Base URLs and default models come only from
+ * operator config (ProviderOverrides); the key and an optional model come from the call.
+ */
+import type { ProviderOverrides } from '../config.js';
+import { invalidRequest } from '../errors.js';
+import { builtInProviders } from './built-in-providers.js';
+import { openAICompatible } from './openai-compatible.js';
+import { findProviderConfigProblem, operatorProviderIds } from './operator-providers.js';
+import { callWithRetries } from './provider-call.js';
+import type { ProviderDefinition } from './provider-definition.js';
+
+export interface ProviderCall {
+  /** The caller's own provider key. */
+  apiKey: string;
+  /** Overrides the provider's default model for this call. */
+  model?: string;
+  system: string;
+  user: string;
+  /** Aborting it (client disconnect) aborts the provider request; generate then throws ClientAbortedError. */
+  signal?: AbortSignal;
+}
+
+export interface ProviderAnswer {
+  text: string;
+  /** The model that answered (the call's, else the configured default). */
+  model: string;
+  attempts: number;
+  durationMs: number;
+}
+
+export interface ProviderRegistry {
+  /** Built-in ids first, then operator-declared ones. */
+  ids(): string[];
+  has(id: string): boolean;
+  defaultModel(id: string): string;
+  /**
+   * Rejects with a DomainError whose code is provider_* (or invalid_request for an unknown id),
+   * or with ClientAbortedError when `call.signal` aborted.
+   */
+  generate(id: string, call: ProviderCall, budget: { deadline: number }): Promise<ProviderAnswer>;
+}
+
+export interface ProviderRegistryOptions {
+  /** Replaces the global fetch (tests, a tuned undici dispatcher). */
+  fetch?: typeof fetch;
+  /** Retries after the first attempt, for retryable failures only. Default 2. */
+  maxRetries?: number;
+}
+
+interface ResolvedProvider {
+  definition: ProviderDefinition;
+  baseUrl: string;
+  model: string;
+}
+
+function resolveProviders(overrides: ProviderOverrides): Map<string, ResolvedProvider> {
+  const problem = findProviderConfigProblem(overrides);
+  if (problem) throw new Error(`invalid configuration: ${problem.variable} ${problem.problem}`);
+  const providers = new Map<string, ResolvedProvider>();
+  for (const [id, definition] of Object.entries(builtInProviders)) {
+    providers.set(id, {
+      definition,
+      baseUrl: overrides.baseUrls[id] ?? definition.defaultBaseUrl,
+      model: overrides.models[id] ?? definition.defaultModel,
+    });
+  }
+  for (const id of operatorProviderIds(overrides)) {
+    const baseUrl = overrides.baseUrls[id] as string;
+    const model = overrides.models[id] as string;
+    providers.set(id, { definition: openAICompatible(id, baseUrl, model), baseUrl, model });
+  }
+  return providers;
+}
+
+/** Throws the same message config.ts would print if the overrides are unusable (see findProviderConfigProblem). */
+export function createProviderRegistry(
+  overrides: ProviderOverrides,
+  options: ProviderRegistryOptions = {},
+): ProviderRegistry {
+  const providers = resolveProviders(overrides);
+  const maxRetries = options.maxRetries ?? 2;
+  const ids = [...providers.keys()];
+
+  const lookup = (id: string): ResolvedProvider => {
+    const provider = providers.get(id);
+    if (!provider) throw invalidRequest(`provider must be one of ${ids.join(', ')}`);
+    return provider;
+  };
+
+  return {
+    ids: () => [...ids],
+    has: (id) => providers.has(id),
+    defaultModel: (id) => lookup(id).model,
+    async generate(id, call, budget) {
+      const { definition, baseUrl, model: defaultModel } = lookup(id);
+      const model = call.model ?? defaultModel;
+      const started = Date.now();
+      const connection = { apiKey: call.apiKey, baseURL: baseUrl, fetch: options.fetch };
+      const { text, attempts } = await callWithRetries({
+        providerId: id,
+        apiKey: call.apiKey,
+        rejectsKey: definition.rejectsKey,
+        model: definition.languageModel(connection, model),
+        system: call.system,
+        user: call.user,
+        providerOptions: definition.providerOptions,
+        signal: call.signal,
+        deadline: budget.deadline,
+        maxRetries,
+      });
+      return { text, model, attempts, durationMs: Date.now() - started };
+    },
+  };
+}
+

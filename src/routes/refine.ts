@@ -1,0 +1,61 @@
+/** POST /v1/refine: HTTP only. The use case lives in RefineService. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { DomainError, rateLimited } from '../errors.js';
+import type { IdempotencyHooks } from '../http/idempotency.js';
+import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
+import type { Metrics } from '../metrics.js';
+import { ClientAbortedError } from '../providers/index.js';
+import type { RefineService } from '../refine/refine-service.js';
+import { commonErrors, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
+import { RefineBody, RefineResponse } from '../schemas/refine.js';
+
+export interface RefineRouteOptions {
+  refine: RefineService;
+  concurrency: ConcurrencyLimiter;
+  metrics: Metrics;
+  idempotency: IdempotencyHooks;
+}
+
+export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async (app, { refine, concurrency, metrics, idempotency }) => {
+  app.post('/refine', {
+    ...idempotency,
+    schema: {
+      tags: ['refine'],
+      summary: "Rewrite text in a persona's voice through the caller's own provider key",
+      description:
+        'Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. ' +
+        'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`.',
+      security: [{ bearerAuth: [] }],
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+      body: RefineBody,
+      response: { 200: { description: 'The refined text', ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
+    },
+    handler: async (request, reply) => {
+      const { accountId } = request.principal;
+      const release = concurrency.tryAcquire(accountId);
+      if (!release) {
+        metrics.rateLimitRejections.inc({ limit: 'concurrent_refines' });
+        throw rateLimited('too many refines in flight for this account; retry when some finish', 1);
+      }
+      // The response closing before we finished writing means the client went away: stop paying the provider.
+      const disconnected = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) disconnected.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const result = await refine.refine(accountId, request.body, disconnected.signal);
+        const total = reply.elapsedTime;
+        reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
+        return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
+      } catch (error) {
+        if (error instanceof ClientAbortedError) throw new DomainError('invalid_request', 'the client closed the connection before the answer was ready');
+        throw error;
+      } finally {
+        reply.raw.off('close', onClose);
+        release();
+      }
+    },
+  });
+};
