@@ -2,12 +2,14 @@
 import { availableParallelism } from 'node:os';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { connectRedis } from './limits/redis.js';
 import { openStorage } from './storage/database.js';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, availableParallelism());
   const storage = await openStorage(config.database);
-  const { app, accounts } = await buildApp({ config, storage });
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const { app, accounts } = await buildApp({ config, storage, redis });
 
   const issued = await accounts.bootstrap(config.bootstrapApiKey);
   if (issued) {
@@ -29,6 +31,7 @@ async function main(): Promise<void> {
     timer.unref();
     await app.close();
     await storage.close();
+    redis?.disconnect();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

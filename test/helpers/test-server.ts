@@ -3,6 +3,7 @@
  * it, with its log lines captured so tests can assert what was (not) logged.
  */
 import { Writable } from 'node:stream';
+import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
@@ -27,7 +28,7 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: { target?: StorageTarget; env?: Record<string, string> } = {},
+  options: { target?: StorageTarget; env?: Record<string, string>; redis?: Redis } = {},
 ): Promise<TestServer> {
   const database = await (options.target ?? sqliteTarget).create();
   const config = loadConfig({ LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: TEST_KEY, DATABASE_URL: database.url, ...options.env });
@@ -39,7 +40,7 @@ export async function startTestServer(
       done();
     },
   });
-  const { app, accounts } = await buildApp({ config, storage, logStream });
+  const { app, accounts } = await buildApp({ config, storage, logStream, redis: options.redis });
   await accounts.bootstrap(config.bootstrapApiKey);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
