@@ -18,6 +18,7 @@ export type TestResponse = Omit<Response, 'json'> & { json(): Promise<any> };
 export interface TestServer {
   url: string;
   key: string;
+  databaseUrl: string;
   storage: Storage;
   config: Config;
   logs: string[];
@@ -28,9 +29,17 @@ export interface TestServer {
 }
 
 export async function startTestServer(
-  options: { target?: StorageTarget; env?: Record<string, string>; redis?: Redis } = {},
+  options: {
+    target?: StorageTarget;
+    env?: Record<string, string>;
+    redis?: Redis;
+    /** Another instance on the same database, as behind a load balancer. */
+    shareDatabaseWith?: TestServer;
+  } = {},
 ): Promise<TestServer> {
-  const database = await (options.target ?? sqliteTarget).create();
+  const database = options.shareDatabaseWith
+    ? { url: options.shareDatabaseWith.databaseUrl, remove: async () => {} }
+    : await (options.target ?? sqliteTarget).create();
   const config = loadConfig({ LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: TEST_KEY, DATABASE_URL: database.url, ...options.env });
   const storage = await openStorage(config.database);
   const logs: string[] = [];
@@ -47,6 +56,7 @@ export async function startTestServer(
   return {
     url,
     key: TEST_KEY,
+    databaseUrl: database.url,
     storage,
     config,
     logs,

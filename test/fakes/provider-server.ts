@@ -1,0 +1,272 @@
+/**
+ * A fake LLM provider on a real loopback HTTP server, speaking the providers' real wire formats.
+ *
+ * One server impersonates every provider at once: the first path segment names the provider
+ * and the rest is that provider's real API path, e.g. `${url}/anthropic/v1/messages`.
+ * `baseUrl(id)` gives what to put in PROVIDER_BASE_URL_<ID>.
+ *
+ * What it answers is chosen, first match wins, by: a queued behaviour (`enqueue`), a model
+ * named `fake-<mode>` (e.g. `fake-rateLimit`, to pick a failure per request), the default
+ * behaviour (`setBehaviour`, initially `ok`).
+ */
+import { EventEmitter } from 'node:events';
+import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  type ErrorKind, type WireAnswer, type WireApi,
+  apiOf, errorAnswer, modelOf, publicBasePath, successBody, userTextOf,
+} from './provider-wire-formats.js';
+
+export const fakeModes = [
+  'ok', // 200 with a reply
+  'rejectKey', // the provider's bad-key answer (401, or 400 for Google/xAI), echoing part of the key
+  'badRequest', // 400 in the provider's error format
+  'rateLimit', // 429 with retry-after (Google: RetryInfo in the body)
+  'serverError', // 500
+  'overloaded', // 529 Anthropic, 503 others
+  'garbage', // 200 with a body that is not JSON
+  'malformed', // 200 with JSON of the wrong shape
+  'hang', // accept the request, never write a byte
+  'stallBody', // send 200 headers and half a body, then stall
+  'slow', // wait delayMs, then ok
+  'reset', // destroy the socket without answering
+] as const;
+export type FakeMode = (typeof fakeModes)[number];
+
+export interface FakeBehaviour {
+  mode: FakeMode;
+  /** ok/slow: the reply text, or a function of the user message. Default: `Rewritten: <user message>`. */
+  reply?: string | ((userText: string) => string);
+  /** Error modes: replaces the provider's default error message (e.g. to echo a key). */
+  message?: string;
+  /** rateLimit: the wait asked for, in seconds. Default 1. */
+  retryAfterSeconds?: number;
+  /** rateLimit: which header carries it. Default `seconds` (Retry-After). */
+  retryAfterHeader?: 'seconds' | 'ms' | 'none';
+  /** slow: delay before answering. Default 1000 ms. */
+  delayMs?: number;
+}
+
+export interface RecordedRequest {
+  /** The provider this request was addressed to (first path segment). */
+  provider: string;
+  api: WireApi | undefined;
+  method: string;
+  /** Full path, including the provider segment and query. */
+  path: string;
+  /** The provider's own API path, e.g. `/v1/messages`. */
+  apiPath: string;
+  headers: IncomingHttpHeaders;
+  /** Parsed JSON body, or the raw text when it was not JSON. */
+  body: unknown;
+  model: string;
+  userText: string;
+  /** The client closed the connection before the fake finished answering. */
+  clientClosed: boolean;
+}
+
+export interface FakeProviderOptions {
+  behaviour?: FakeMode | FakeBehaviour;
+  /** Added before every answer (load tests: a provider that takes N ms). */
+  latencyMs?: number;
+  /** Keep requests in `requests`. Turn off for load tests; `requestCount` still counts. */
+  record?: boolean;
+}
+
+export interface FakeProviderServer {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** The base URL to configure for a provider id (built-in or operator-declared). */
+  baseUrl(providerId: string): string;
+  requests: RecordedRequest[];
+  readonly requestCount: number;
+  setBehaviour(behaviour: FakeMode | FakeBehaviour): void;
+  /** The next requests get these, in order, before the default applies again. */
+  enqueue(...behaviours: (FakeMode | FakeBehaviour)[]): void;
+  setLatency(ms: number): void;
+  waitForRequests(count: number): Promise<RecordedRequest[]>;
+  waitForClientClose(request: RecordedRequest): Promise<void>;
+  /** Forget requests and queued behaviours; back to `ok`. */
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const ERROR_KINDS: readonly string[] = ['rejectKey', 'badRequest', 'rateLimit', 'serverError', 'overloaded'];
+const asBehaviour = (b: FakeMode | FakeBehaviour): FakeBehaviour => (typeof b === 'string' ? { mode: b } : b);
+
+function modeFromModel(model: string): FakeBehaviour | undefined {
+  const mode = /^fake-(\w+)$/.exec(model)?.[1];
+  return (fakeModes as readonly string[]).includes(mode ?? '') ? { mode: mode as FakeMode } : undefined;
+}
+
+function presentedKey(api: WireApi, req: IncomingMessage, url: URL): string | undefined {
+  const header = (name: string) => (typeof req.headers[name] === 'string' ? (req.headers[name] as string) : undefined);
+  if (api === 'anthropic-messages') return header('x-api-key');
+  if (api === 'google-generate-content') return header('x-goog-api-key') ?? url.searchParams.get('key') ?? undefined;
+  return /^Bearer (.+)$/.exec(header('authorization') ?? '')?.[1];
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function send(res: ServerResponse, answer: WireAnswer): void {
+  const payload = JSON.stringify(answer.body);
+  res.writeHead(answer.status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(payload),
+    ...answer.headers,
+  });
+  res.end(payload);
+}
+
+export async function startFakeProviderServer(options: FakeProviderOptions = {}): Promise<FakeProviderServer> {
+  let defaultBehaviour = asBehaviour(options.behaviour ?? 'ok');
+  let latencyMs = options.latencyMs ?? 0;
+  const record = options.record ?? true;
+  const queue: FakeBehaviour[] = [];
+  const requests: RecordedRequest[] = [];
+  let requestCount = 0;
+  const changes = new EventEmitter().setMaxListeners(0);
+
+  function until<T>(check: () => T | undefined): Promise<T> {
+    return new Promise((resolve) => {
+      const test = () => {
+        const value = check();
+        if (value === undefined) return;
+        changes.off('change', test);
+        resolve(value);
+      };
+      changes.on('change', test);
+      test();
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://fake');
+    const [, provider = '', ...rest] = url.pathname.split('/');
+    const apiPath = `/${rest.join('/')}`;
+    const route = apiOf(apiPath);
+    const rawBody = await readBody(req);
+    const body = parse(rawBody);
+    const api = route?.api;
+    const model = api ? modelOf(api, body, route.pathModel) : '';
+    const userText = api ? userTextOf(api, body) : '';
+    const recorded: RecordedRequest = {
+      provider, api, method: req.method ?? '', path: req.url ?? '', apiPath,
+      headers: req.headers, body, model, userText, clientClosed: false,
+    };
+    requestCount++;
+    if (record) requests.push(recorded);
+    let resetByFake = false;
+    res.on('close', () => {
+      if (res.writableFinished || resetByFake) return;
+      recorded.clientClosed = true;
+      changes.emit('change');
+    });
+    changes.emit('change');
+
+    if (!api || req.method !== 'POST') {
+      send(res, { status: 404, body: { error: { message: `no route for ${req.method} ${apiPath}` } } });
+      return;
+    }
+    const behaviour = queue.shift() ?? modeFromModel(model) ?? defaultBehaviour;
+    const key = presentedKey(api, req, url);
+    if (behaviour.mode === 'hang') return;
+    if (behaviour.mode === 'reset') {
+      resetByFake = true;
+      req.socket.destroy();
+      return;
+    }
+    const delay = latencyMs + (behaviour.mode === 'slow' ? (behaviour.delayMs ?? 1000) : 0);
+    if (delay > 0) {
+      const aborted = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), delay);
+        res.once('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (aborted) return;
+    }
+    if (key === undefined || ERROR_KINDS.includes(behaviour.mode)) {
+      const kind = (key === undefined ? 'rejectKey' : behaviour.mode) as ErrorKind;
+      send(res, errorAnswer(provider, kind, {
+        key: key ?? '',
+        message: behaviour.message,
+        retryAfterSeconds: behaviour.retryAfterSeconds ?? 1,
+        retryAfterHeader: behaviour.retryAfterHeader ?? 'seconds',
+      }));
+      return;
+    }
+    if (api === 'anthropic-messages' && req.headers['anthropic-version'] === undefined) {
+      send(res, errorAnswer(provider, 'badRequest', { key, message: 'anthropic-version: header is required', retryAfterSeconds: 1, retryAfterHeader: 'none' }));
+      return;
+    }
+    switch (behaviour.mode) {
+      case 'garbage':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end('upstream connect error or disconnect/reset before headers. reset reason: overflow');
+        return;
+      case 'malformed':
+        send(res, { status: 200, body: { id: 'x', object: 'unexpected', output: 'none', choices: 'none', content: 'none', candidates: 'none' } });
+        return;
+      case 'stallBody':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('{"id":"');
+        return;
+      default: {
+        const reply = behaviour.reply ?? ((text: string) => `Rewritten: ${text}`);
+        const text = typeof reply === 'function' ? reply(userText) : reply;
+        send(res, { status: 200, body: successBody(api, model, userText, text) });
+      }
+    }
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen({ host: '127.0.0.1', port: 0, backlog: 4096 }, resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  return {
+    url,
+    baseUrl: (id) => `${url}/${id}${publicBasePath[id] ?? '/v1'}`,
+    requests,
+    get requestCount() {
+      return requestCount;
+    },
+    setBehaviour: (behaviour) => {
+      defaultBehaviour = asBehaviour(behaviour);
+    },
+    enqueue: (...behaviours) => queue.push(...behaviours.map(asBehaviour)),
+    setLatency: (ms) => {
+      latencyMs = ms;
+    },
+    waitForRequests: (count) => until(() => (requests.length >= count ? requests.slice(0, count) : undefined)),
+    waitForClientClose: (request) => until(() => (request.clientClosed ? true : undefined)).then(() => undefined),
+    reset: () => {
+      requests.length = 0;
+      queue.length = 0;
+      requestCount = 0;
+      defaultBehaviour = { mode: 'ok' };
+    },
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PROVIDERS, callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
+
+describe('secrets never leave the request', () => {
+  let f: RefineFixture;
+  const seenResponses: string[] = [];
+
+  beforeAll(async () => {
+    f = await startRefineFixture({ env: { LOG_LEVEL: 'trace' } });
+    const persona = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Leak test' } })).json();
+    for (const provider of ALL_PROVIDERS) {
+      const key = callerKey(provider);
+      // Providers echo the key they rejected, in full or in part.
+      f.fake.enqueue({ mode: 'rejectKey', message: `Incorrect API key provided: ${key}. Key ${key.slice(0, 8)}...${key.slice(-4)} is invalid.` });
+      f.fake.enqueue({ mode: 'badRequest', message: `bad request for key=${key}` });
+      f.fake.enqueue({ mode: 'ok', reply: 'fine' });
+      for (const idempotencyKey of [undefined, undefined, `idem-${provider}`]) {
+        const res = await f.server.request('/v1/refine', {
+          method: 'POST',
+          json: { provider, providerApiKey: key, personaId: persona.id, content: 'hello' },
+          headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
+        });
+        seenResponses.push(JSON.stringify([...res.headers]) + (await res.text()));
+      }
+    }
+    seenResponses.push(await (await f.server.request('/metrics', { key: null })).text());
+  });
+  afterAll(() => f.close());
+
+  const keys = ALL_PROVIDERS.map(callerKey);
+
+  it('the providers really were sent the keys (the test is not vacuous)', () => {
+    expect(f.fake.requests.length).toBeGreaterThanOrEqual(ALL_PROVIDERS.length * 3);
+    expect(seenResponses.some((r) => r.includes('rejected providerApiKey'))).toBe(true);
+  });
+
+  it('not in any response body, header or the metrics', () => {
+    for (const key of keys) for (const response of seenResponses) expect(response).not.toContain(key.slice(0, 10));
+  });
+
+  it('not in any log line, even at trace level', () => {
+    const logs = f.server.logs.join('');
+    expect(logs.length).toBeGreaterThan(1000);
+    for (const key of keys) expect(logs).not.toContain(key.slice(0, 10));
+    expect(logs).not.toContain(f.server.key);
+  });
+
+  it('not in the database files', () => {
+    const config = f.server.config.database;
+    if (config.kind !== 'sqlite') throw new Error('expected SQLite');
+    const dir = dirname(config.path);
+    const files = readdirSync(dir).map((name) => readFileSync(join(dir, name)));
+    expect(files.length).toBeGreaterThan(0);
+    expect(Buffer.concat(files).includes('Leak test')).toBe(true);
+    for (const key of keys) expect(Buffer.concat(files).includes(key.slice(0, 10)), key).toBe(false);
+    // Service keys: only the SHA-256 and a short display prefix are stored, never the key.
+    expect(Buffer.concat(files).includes(f.server.key)).toBe(false);
+    expect(Buffer.concat(files).includes(f.server.key.slice(0, 16))).toBe(false);
+  });
+});

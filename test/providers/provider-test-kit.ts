@@ -1,0 +1,64 @@
+/** Shared pieces for the provider tests: realistic caller keys and the checks every test repeats. */
+import { expect } from 'vitest';
+import { DomainError } from '../../src/errors.js';
+import { type ProviderRegistry, type ProviderRegistryOptions, createProviderRegistry } from '../../src/providers/index.js';
+import type { FakeProviderServer } from '../fakes/provider-server.js';
+
+/** One operator-declared OpenAI-compatible provider stands in for Ollama, vLLM, LM Studio… */
+export const OPERATOR_ID = 'ollama';
+export const OPERATOR_MODEL = 'llama3.2:3b';
+
+/** Keys shaped like the real ones, so the scrubber meets what providers really echo. */
+export const callerKeys: Record<string, string> = {
+  openai: 'sk-proj-Q3vT9xLm2RkP8wZc4YbN7uHs',
+  anthropic: 'sk-ant-api03-Jf8Kq2Lm9Nx4Vb7Cz1Rt6Yw',
+  google: 'AIzaSyD4f7Gh2Jk9Lm3Np8Qr5St1Uv6Wx0Yz',
+  mistral: 'q7Rt2Yu8Io3Pa9Sd4Fg1Hj6Kl5Zx0Cv',
+  groq: 'gsk_T4yU8iO2pA6sD9fG3hJ7kL1zX5cV',
+  deepseek: 'sk-9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+  xai: 'xai-Wq2Er4Ty6Ui8Op0As1Df3Gh5Jk7Lz',
+  [OPERATOR_ID]: 'local-Mn3Bv5Cx7Zl9Kj4Hg',
+};
+
+export const builtInIds = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai'] as const;
+export const allIds = [...builtInIds, OPERATOR_ID];
+
+export const keyFor = (id: string): string => callerKeys[id] ?? 'test-key-Zz9Yy8Xx7Ww6';
+
+/** Every built-in provider and the operator one pointed at the fake. */
+export function registryFor(fake: FakeProviderServer, options: ProviderRegistryOptions = {}): ProviderRegistry {
+  const baseUrls = Object.fromEntries(allIds.map((id) => [id, fake.baseUrl(id)]));
+  return createProviderRegistry({ baseUrls, models: { [OPERATOR_ID]: OPERATOR_MODEL } }, options);
+}
+
+export const call = (id: string, extra: { model?: string; signal?: AbortSignal } = {}) => ({
+  apiKey: keyFor(id),
+  system: 'You are Captain Brevity. Rewrite the text in that voice.',
+  user: '<text>Our servers will be down for maintenance tonight.</text>',
+  ...extra,
+});
+
+export const within = (ms: number) => ({ deadline: Date.now() + ms });
+
+/** The rejection of a promise, which must reject. */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected the promise to reject');
+}
+
+export async function domainRejection(promise: Promise<unknown>): Promise<DomainError> {
+  const error = await rejection(promise);
+  expect(error).toBeInstanceOf(DomainError);
+  return error as DomainError;
+}
+
+/** Neither the key nor any 6-character fragment of it (every longer fragment contains one). */
+export function expectNoKeyFragment(text: string, key: string): void {
+  for (let i = 0; i + 6 <= key.length; i++) {
+    expect(text, `contains "${key.slice(i, i + 6)}" from the key`).not.toContain(key.slice(i, i + 6));
+  }
+}
