@@ -20,6 +20,18 @@ export function installRequestContext(app: FastifyInstance, serviceVersion: stri
     reply.header('x-service-version', serviceVersion);
     done();
   });
+
+  // Shutting down: a keep-alive connection whose request finishes after close() began would
+  // otherwise sit idle until its timeout and hold the process open past the grace period.
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (closing) reply.header('connection', 'close');
+    done(null, payload);
+  });
 }
 
 /** One line per request instead of Fastify's two: cheaper, and it carries the status. */

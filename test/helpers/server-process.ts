@@ -22,7 +22,10 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   child.stderr!.on('data', (chunk) => (output += String(chunk)));
 
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
     const check = () => {
       const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
       if (match?.[1]) {

@@ -55,6 +55,12 @@ describe('emoji: "none"', () => {
     expect(strip(input)).toBe(input);
   });
 
+  it('never leaves a stray selector that would turn a kept symbol into an emoji', () => {
+    // Without care, removing "👍🏽" leaves "™" + U+FE0F, which is an emoji on the next run.
+    expect(strip('Acme™👍🏽\uFE0F rocks')).toBe('Acme™ rocks');
+    expect(strip('Acme™🎉\u200D\u{E007F} rocks')).toBe('Acme™ rocks');
+  });
+
   it('keeps the zero-width joiner that Indic scripts need', () => {
     const malayalam = 'നന്ദി, ക്\u200D ശരി';
     expect(strip(malayalam)).toBe(malayalam);

@@ -128,25 +128,29 @@ describe('enforce', () => {
     expect(twice.remaining).toEqual(once.remaining);
   });
 
-  it('is idempotent and keeps offsets exact on arbitrary text', () => {
+  it('is idempotent, leaves nothing fixable and reports exact offsets, on arbitrary text', () => {
     const pieces = fc.constantFrom(
       'customers', 'Customers', 'CUSTOMERS', 'help', 'desk', 'help desk', 'acme', 'cloud', 'GITHUB',
       'synergy', 'circle', 'back', ' ', '  ', '\n', '\n\n', '.', ',', '!', '`', '```', '(', ')', '[x](', '_',
-      'https://acme.com/customers', 'a@b.io', '🎉', '👍🏽', '👨‍👩‍👧', '🇩🇪', '1️⃣', '️', '‍', '™', 'Kunden', '客户',
+      'https://acme.com/customers', 'a@b.io', 'x', 'Kunden', '客户', 'ക്', '©', '™', '#',
+      '🎉', '👍🏽', '👨‍👩‍👧', '🇩🇪', '🏴', '1️⃣', '🏽', '\uFE0F', '\uFE0E', '\u200D', '\u20E3', '\u{E0067}', '\u{E007F}',
       'Best,', 'The Acme Team', 'Best,\nThe Acme Team',
     );
+    const modelOnly = new Set(['avoid', 'maxWords', 'maxSentences']);
     fc.assert(
       fc.property(fc.array(pieces, { maxLength: 30 }), (parts) => {
         const text = parts.join('');
-        const once = enforce(rules, text);
-        expect(enforce(rules, once.text).text).toBe(once.text);
         for (const violation of checkText(rules, text)) {
-          expect(violation.start).toBeGreaterThanOrEqual(0);
-          expect(violation.end).toBeLessThanOrEqual(text.length);
-          expect(violation.start).toBeLessThanOrEqual(violation.end);
+          const span = text.slice(violation.start, violation.end).replace(/\s+/g, ' ');
+          if (violation.rule === 'avoid') expect(violation.message.toLowerCase()).toContain(`"${span.toLowerCase()}"`);
+          if (violation.rule === 'casing' || violation.rule === 'emoji') expect(violation.message).toContain(`"${span}"`);
+          if (violation.rule === 'vocabulary') expect(violation.message).toMatch(new RegExp(`^uses "${span}"`));
         }
+        const once = enforce(rules, text);
+        expect(once.remaining.filter((violation) => !modelOnly.has(violation.rule))).toEqual([]);
+        expect(enforce(rules, once.text).text).toBe(once.text);
       }),
-      { numRuns: 500 },
+      { numRuns: 1000 },
     );
   });
 
@@ -162,6 +166,25 @@ describe('enforce', () => {
         expect(fixed).toContain(`\`\`\`\n${code}\n\`\`\``);
       }),
     );
+  });
+
+  it('stays linear on pathological input', () => {
+    const texts = [
+      'a.'.repeat(50_000),
+      '`a '.repeat(20_000),
+      `customers${' '.repeat(50_000)}x`,
+      'x'.repeat(100_000),
+      'a@'.repeat(50_000),
+      '](('.repeat(20_000),
+      '👍🏽\u200D'.repeat(20_000),
+      '```\n'.repeat(20_000),
+      'e.g. '.repeat(20_000),
+      'Our customers love ACME cloud 🎉 on https://acme.com/x. See `code` and synergy! '.repeat(600),
+    ];
+    const started = performance.now();
+    for (const text of texts) enforce(rules, text);
+    // Each takes well under 100 ms; a quadratic scan would take tens of seconds.
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it('returns violations sorted by position with offsets that slice the offending span', () => {

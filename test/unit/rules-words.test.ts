@@ -87,6 +87,11 @@ describe('casing', () => {
     expect(applyFixes(rules, input).text).toBe(input);
   });
 
+  it('handles brand names with punctuation, which are not mistaken for host names', () => {
+    const punctuated = rulesFromAttributes({ casing: ['Node.js', 'C#', 'Wi-Fi'] });
+    expect(applyFixes(punctuated, 'Use node.js, c# and WIFI or wi-fi.').text).toBe('Use Node.js, C# and WIFI or Wi-Fi.');
+  });
+
   it('keeps the line break inside a wrapped brand name', () => {
     expect(applyFixes(rules, 'Try acme\ncloud today.').text).toBe('Try Acme\nCloud today.');
   });

@@ -1,0 +1,88 @@
+/**
+ * Runs the rules over a text: `checkText` lints, `applyFixes` rewrites what can be
+ * rewritten mechanically, `enforce` does both.
+ *
+ * Fixes run in a fixed order, each on the previous one's output:
+ *   emoji → vocabulary → casing → sign-off.
+ * Emoji go first so that words an emoji separated are seen whole by the word rules;
+ * casing follows vocabulary so that a replacement is spelled canonically; the sign-off
+ * comes last so that it is checked against the final text. A sign-off already at the
+ * end of the text is the persona's own wording and is protected from the other rules,
+ * which keeps `enforce` idempotent.
+ */
+import type { PersonaRules, RuleViolation } from './types.js';
+import { RULE_IDS } from './types.js';
+import { overlapTest, type OverlapTest } from './spans.js';
+import { findProtectedSpans, type ProtectedSpan } from './protected-spans.js';
+import { signOffSpan, signOffViolations, fixSignOff } from './sign-off.js';
+import { vocabularyViolations, fixVocabulary } from './vocabulary.js';
+import { casingViolations, fixCasing } from './casing.js';
+import { avoidViolations } from './avoid.js';
+import { emojiViolations, fixEmoji } from './emoji.js';
+import { lengthViolations } from './length.js';
+
+/**
+ * One fix can expose another: removing an emoji can join two words into a vocabulary
+ * term or merge two backtick runs (changing what is code), and a replacement is never
+ * re-scanned within a pass, so chains such as `{ "clients": "customers", "customers":
+ * "members" }` need a second pass. The fixes therefore repeat until the text stops
+ * changing. Bounded, because a vocabulary cycle (`{ "a": "b", "b": "a" }`) never settles.
+ */
+const MAX_PASSES = 4;
+
+type Fix = (rules: PersonaRules, text: string, isProtected: OverlapTest) => { text: string; count: number };
+
+const FIXES: ReadonlyArray<{ rule: 'emoji' | 'vocabulary' | 'casing'; fix: Fix }> = [
+  { rule: 'emoji', fix: fixEmoji },
+  { rule: 'vocabulary', fix: fixVocabulary },
+  { rule: 'casing', fix: fixCasing },
+];
+
+function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
+  const spans = findProtectedSpans(text);
+  const signOff = rules.signOff === null ? null : signOffSpan(text, rules.signOff);
+  if (signOff !== null) spans.push({ kind: 'sign-off', ...signOff });
+  return spans;
+}
+
+export function checkText(rules: PersonaRules, text: string): RuleViolation[] {
+  const spans = protectedSpans(rules, text);
+  const isProtected = overlapTest(spans);
+  const violations = [
+    ...vocabularyViolations(rules, text, isProtected),
+    ...casingViolations(rules, text, isProtected),
+    ...avoidViolations(rules, text, isProtected),
+    ...emojiViolations(rules, text, isProtected),
+    ...signOffViolations(rules, text),
+    ...lengthViolations(rules, text, spans),
+  ];
+  return violations.sort(
+    (a, b) => a.start - b.start || a.end - b.end || RULE_IDS.indexOf(a.rule) - RULE_IDS.indexOf(b.rule),
+  );
+}
+
+export function applyFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
+  const fixed: Record<string, number> = {};
+  let current = text;
+  for (let pass = 0; pass < MAX_PASSES; pass++) {
+    const before = current;
+    for (const { rule, fix } of FIXES) {
+      const result = fix(rules, current, overlapTest(protectedSpans(rules, current)));
+      if (result.count === 0) continue;
+      fixed[rule] = (fixed[rule] ?? 0) + result.count;
+      current = result.text;
+    }
+    if (current === before) break;
+  }
+  const signOff = fixSignOff(rules, current);
+  if (signOff.count > 0) fixed['signOff'] = signOff.count;
+  return { text: signOff.text, fixed };
+}
+
+export function enforce(
+  rules: PersonaRules,
+  text: string,
+): { text: string; fixed: Record<string, number>; remaining: RuleViolation[] } {
+  const { text: fixedText, fixed } = applyFixes(rules, text);
+  return { text: fixedText, fixed, remaining: checkText(rules, fixedText) };
+}

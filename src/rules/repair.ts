@@ -1,0 +1,57 @@
+/**
+ * What the rest of the service does with violations: decide whether the model must
+ * try again, tell it what to fix, and summarise them for a response header.
+ */
+import { RULE_IDS, type RuleId, type RuleViolation } from './types.js';
+import { quote } from './spans.js';
+import { collapseWhitespace } from './word-match.js';
+
+/** Rules no mechanical fix can satisfy: removing a banned word or shortening needs rewriting. */
+const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences']);
+
+export function needsModelRepair(violations: readonly RuleViolation[]): boolean {
+  return violations.some((violation) => MODEL_REPAIRED.has(violation.rule));
+}
+
+/** "avoid=2,maxWords=1": rule ids in a fixed order, '' when there is nothing to report. */
+export function summarizeViolations(violations: readonly RuleViolation[]): string {
+  const counts = new Map<RuleId, number>();
+  for (const violation of violations) counts.set(violation.rule, (counts.get(violation.rule) ?? 0) + 1);
+  return RULE_IDS.filter((rule) => counts.has(rule))
+    .map((rule) => `${rule}=${counts.get(rule)}`)
+    .join(',');
+}
+
+/**
+ * A short instruction for the model, one line per problem. Banned phrases are quoted as
+ * they appear in `text` (the text the violations were found in), each once.
+ */
+export function repairInstructions(violations: readonly RuleViolation[], text: string): string {
+  if (violations.length === 0) return '';
+  const lines: string[] = [];
+
+  const banned = new Map<string, string>();
+  for (const violation of violations) {
+    if (violation.rule !== 'avoid') continue;
+    const found = collapseWhitespace(text.slice(violation.start, violation.end));
+    if (found !== '' && !banned.has(found.toLowerCase())) banned.set(found.toLowerCase(), found);
+  }
+  if (banned.size > 0) {
+    lines.push(`- Remove these banned phrases by rephrasing: ${[...banned.values()].map(quote).join(', ')}.`);
+  }
+
+  const seen = new Set<string>();
+  for (const rule of RULE_IDS) {
+    for (const violation of violations) {
+      if (violation.rule !== rule || seen.has(violation.message)) continue;
+      if (rule === 'avoid' && banned.size > 0) continue;
+      seen.add(violation.message);
+      const action = rule === 'maxWords' || rule === 'maxSentences' ? ': shorten it' : '';
+      lines.push(`- The text ${violation.message}${action}.`);
+    }
+  }
+  return [
+    "Revise the text to follow the persona's rules. Keep its meaning, language and formatting; change only what this list requires:",
+    ...lines,
+  ].join('\n');
+}

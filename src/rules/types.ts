@@ -1,0 +1,42 @@
+/** Rule ids, in the order summaries and repair instructions list them. */
+export const RULE_IDS = [
+  'vocabulary',
+  'casing',
+  'avoid',
+  'emoji',
+  'signOff',
+  'maxWords',
+  'maxSentences',
+] as const;
+
+export type RuleId = (typeof RULE_IDS)[number];
+
+export interface RuleViolation {
+  rule: RuleId;
+  message: string;
+  /**
+   * Offsets in UTF-16 code units into the checked text: `text.slice(start, end)` is the
+   * offending span. Whole-text rules (maxWords, maxSentences) span the whole text; a
+   * missing sign-off is the empty span at the end.
+   */
+  start: number;
+  end: number;
+}
+
+export interface VocabularyEntry {
+  /** The term to replace, as configured (matched case-insensitively). */
+  readonly from: string;
+  /** The preferred term, as configured (its own capitals are kept). */
+  readonly to: string;
+}
+
+/** Parsed, validated rules. Plain data: safe to log, cache or serialise. */
+export interface PersonaRules {
+  readonly vocabulary: readonly VocabularyEntry[];
+  readonly casing: readonly string[];
+  readonly avoid: readonly string[];
+  readonly stripEmoji: boolean;
+  readonly signOff: string | null;
+  readonly maxWords: number | null;
+  readonly maxSentences: number | null;
+}

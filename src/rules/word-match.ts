@@ -1,0 +1,82 @@
+/**
+ * Whole-word, case-insensitive phrase matching that understands every script.
+ *
+ * - A letter is `\p{L}\p{N}\p{M}` (not ASCII `\w`), so "Kundenservice" does not
+ *   contain "service" and "café" written with a combining accent is one word.
+ * - "customer_id" is an identifier, so "customer" does not match inside it; but
+ *   "_customers_" (markdown emphasis) does.
+ * - Words of a phrase may be separated by any run of spaces/tabs and at most one
+ *   line break: "circle\nback" matches "circle back", a paragraph break does not.
+ * - Scripts written without spaces (Chinese, Japanese, Thai…) have no word edges,
+ *   so a phrase edge in such a script needs no boundary.
+ */
+import type { OverlapTest, Span } from './spans.js';
+
+export interface PhraseMatch extends Span {
+  /** Index of the matched phrase in the list given to `findPhrases`. */
+  readonly phrase: number;
+  readonly text: string;
+}
+
+const WORD = String.raw`[\p{L}\p{N}\p{M}]`;
+const UNSPACED = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]`;
+
+/**
+ * Word edges, written once around the whole alternation rather than once per phrase:
+ * under the `iu` flags every property class is expensive to compile, and per-phrase
+ * edges made a 200-term list take a second to compile. They are equivalent, because
+ * whether an edge is needed depends only on the first/last character of the match.
+ * A match starting with a letter of a spaced script must not follow a letter (nor
+ * "letter_"); one ending with such a letter must not precede a letter (nor "_letter").
+ */
+const START_EDGE = `(?:(?!${WORD})|(?=${UNSPACED})|(?<!${WORD})(?<!${WORD}_))`;
+const END_EDGE = `(?:(?<!${WORD})|(?<=${UNSPACED})|(?!${WORD}|_${WORD}))`;
+/** Written without ambiguity between its two branches, so a long blank run cannot backtrack badly. */
+const GAP = String.raw`(?:[^\S\n]*\n[^\S\n]*|[^\S\n]+)`;
+
+/** Escapes only syntax characters: in `u` mode any other escape (such as `\-`) is an error. */
+export function escapeRegExp(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+}
+
+export function collapseWhitespace(text: string): string {
+  return text.trim().replace(/\s+/gu, ' ');
+}
+
+/** The regular-expression source for one phrase's words, without edges. */
+function phraseBody(phrase: string): string {
+  return collapseWhitespace(phrase).split(' ').map(escapeRegExp).join(GAP);
+}
+
+/**
+ * Every non-overlapping occurrence of any of the phrases, left to right, skipping
+ * occurrences that touch a protected span. Where two phrases start at the same place
+ * the longer one wins ("customer service" before "customer").
+ */
+export function findPhrases(
+  text: string,
+  phrases: readonly string[],
+  isProtected: OverlapTest,
+): PhraseMatch[] {
+  const order = phrases
+    .map((phrase, index) => ({ phrase, index }))
+    .filter(({ phrase }) => phrase.trim() !== '')
+    .sort((a, b) => b.phrase.length - a.phrase.length);
+  if (order.length === 0) return [];
+  const alternatives = order.map(({ phrase }) => `(${phraseBody(phrase)})`).join('|');
+  const pattern = new RegExp(`${START_EDGE}(?:${alternatives})${END_EDGE}`, 'giu');
+
+  const matches: PhraseMatch[] = [];
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const start = match.index;
+    const end = start + match[0].length;
+    if (isProtected(start, end)) {
+      // Retry one code point later: a match may still start inside the skipped one.
+      pattern.lastIndex = start + ((text.codePointAt(start) ?? 0) > 0xffff ? 2 : 1);
+      continue;
+    }
+    const group = match.findIndex((value, i) => i > 0 && value !== undefined);
+    matches.push({ start, end, text: match[0], phrase: order[group - 1]!.index });
+  }
+  return matches;
+}

@@ -1,0 +1,89 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { startServerProcess } from '../helpers/server-process.js';
+import { storageTargets } from '../helpers/storage-targets.js';
+
+const KEY = 'prk_crash_test_key_0123456789abcdefghijklmnopq';
+const headers = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
+const dir = mkdtempSync(join(tmpdir(), 'persona-refine-crash-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe.each(storageTargets)('crash safety on $engine', (target) => {
+  it('every write acknowledged before kill -9 is there after the restart', async () => {
+    const database = await target.create();
+    const env = { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'info' };
+    try {
+      const server = await startServerProcess(env);
+      const acknowledged: string[] = [];
+      let stop = false;
+      const writer = async (worker: number) => {
+        for (let i = 0; !stop; i++) {
+          try {
+            const res = await fetch(`${server.url}/v1/personas`, {
+              method: 'POST',
+              headers: { ...headers, 'idempotency-key': `w${worker}-${i}` },
+              body: JSON.stringify({ name: `w${worker}-${i}` }),
+            });
+            if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
+          } catch {
+            return; // the server is gone
+          }
+        }
+      };
+      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+      await new Promise((r) => setTimeout(r, 1500));
+      server.child.kill('SIGKILL');
+      stop = true;
+      await Promise.all(writers);
+      expect(acknowledged.length).toBeGreaterThan(50);
+
+      const restarted = await startServerProcess(env);
+      try {
+        const stored = (await (await fetch(`${restarted.url}/v1/personas`, { headers })).json()) as { id: string }[];
+        const storedIds = new Set(stored.map((p) => p.id));
+        const lost = acknowledged.filter((id) => !storedIds.has(id));
+        process.stdout.write(`crash test (${target.engine}): ${acknowledged.length} acknowledged, ${lost.length} lost\n`);
+        expect(lost).toEqual([]);
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      await database.remove();
+    }
+  });
+});
+
+describe('graceful shutdown', () => {
+  let fake: FakeProviderServer;
+  beforeAll(async () => {
+    fake = await startFakeProviderServer();
+  });
+  afterAll(() => fake.close());
+
+  it('on SIGTERM stops accepting, finishes an in-flight refine, closes storage and exits 0', async () => {
+    const server = await startServerProcess({
+      DATABASE_URL: `sqlite:${join(dir, 'shutdown.sqlite')}`,
+      BOOTSTRAP_API_KEY: KEY,
+      PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'),
+      SHUTDOWN_GRACE_MS: '5000',
+    });
+    const persona = (await (await fetch(`${server.url}/v1/personas`, { method: 'POST', headers, body: JSON.stringify({ name: 'Slow' }) })).json()) as { id: string };
+    fake.setBehaviour({ mode: 'slow', delayMs: 1500, reply: 'made it' });
+    const inFlight = fetch(`${server.url}/v1/refine`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ provider: 'openai', providerApiKey: 'provider-key-shutdown-1', personaId: persona.id, content: 'hi' }),
+    });
+    await fake.waitForRequests(1);
+    const exited = server.stop('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    await expect(fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })).rejects.toThrow();
+    const res = await inFlight;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ response: 'made it' });
+    expect(await exited).toBe(0);
+  });
+});
