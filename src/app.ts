@@ -24,10 +24,12 @@ import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/rate-limiter.js';
 import { createMetrics } from './metrics.js';
+import { PersonaCheck } from './personas/persona-check.js';
 import { PersonaService } from './personas/persona-service.js';
 import { createProviderRegistry } from './providers/index.js';
 import { RefineService } from './refine/refine-service.js';
 import { healthRoutes } from './routes/health.js';
+import { checkRoutes } from './routes/check.js';
 import { personaRoutes } from './routes/personas.js';
 import { refineRoutes } from './routes/refine.js';
 import { ErrorBody } from './schemas/common.js';
@@ -113,6 +115,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
         metrics,
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
       });
+      await v1.register(checkRoutes, { checker: new PersonaCheck(personas) });
     },
     { prefix: '/v1' },
   );

@@ -8,6 +8,7 @@ export {
 export {
   createProviderRegistry,
   type ProviderAnswer,
+  type ProviderBudget,
   type ProviderCall,
   type ProviderRegistry,
   type ProviderRegistryOptions,

@@ -28,6 +28,7 @@ export interface AttemptPlan extends FailureContext {
   signal: AbortSignal | undefined;
   /** Epoch ms after which the call is abandoned with provider_timeout. */
   deadline: number;
+  timeoutMs: number | undefined;
   maxRetries: number;
 }
 
@@ -68,7 +69,11 @@ export async function callWithRetries(plan: AttemptPlan): Promise<{ text: string
   const stopped = (): Error =>
     abortedBy === 'client'
       ? new ClientAbortedError(plan.providerId)
-      : providerError('provider_timeout', plan.providerId, `did not answer within ${plan.deadline - started} ms`);
+      : providerError(
+          'provider_timeout',
+          plan.providerId,
+          `did not answer within ${plan.timeoutMs ?? Math.max(0, plan.deadline - started)} ms`,
+        );
 
   try {
     for (let attempt = 1; ; attempt++) {

@@ -39,7 +39,14 @@ export interface ProviderRegistry {
    * Rejects with a DomainError whose code is provider_* (or invalid_request for an unknown id),
    * or with ClientAbortedError when `call.signal` aborted.
    */
-  generate(id: string, call: ProviderCall, budget: { deadline: number }): Promise<ProviderAnswer>;
+  generate(id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderAnswer>;
+}
+
+export interface ProviderBudget {
+  /** Epoch ms after which the call is abandoned with provider_timeout (504). */
+  deadline: number;
+  /** The configured timeout, named in the 504 message. Default: the time the call had. */
+  timeoutMs?: number;
 }
 
 export interface ProviderRegistryOptions {
@@ -80,6 +87,9 @@ export function createProviderRegistry(
   options: ProviderRegistryOptions = {},
 ): ProviderRegistry {
   const providers = resolveProviders(overrides);
+  // The SDK prints its warnings (e.g. "model unknown") with console.warn on every call, outside
+  // our logger and on the hot path. Off unless the app installed its own handler first.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS ??= false;
   const maxRetries = options.maxRetries ?? 2;
   const ids = [...providers.keys()];
 
@@ -108,6 +118,7 @@ export function createProviderRegistry(
         providerOptions: definition.providerOptions,
         signal: call.signal,
         deadline: budget.deadline,
+        timeoutMs: budget.timeoutMs,
         maxRetries,
       });
       return { text, model, attempts, durationMs: Date.now() - started };

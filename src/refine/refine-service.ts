@@ -1,20 +1,40 @@
 /**
- * The refine use case: persona → prompt → the caller's provider → cleaned text.
- * Validation that needs no I/O (the provider id) comes first, then the persona
- * lookup; nothing reaches a provider unless both pass.
+ * The refine use case: persona → prompt → the caller's provider → cleaned text
+ * → the persona's deterministic rules. Validation that needs no I/O (the
+ * provider id) comes first, then the persona lookup; nothing reaches a
+ * provider unless both pass.
  */
 import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { PersonaService } from '../personas/persona-service.js';
 import { ClientAbortedError, type ProviderRegistry } from '../providers/index.js';
+import {
+  enforce,
+  hasRules,
+  needsModelRepair,
+  type PersonaRules,
+  repairInstructions,
+  type RuleViolation,
+  rulesFromAttributes,
+} from '../rules/index.js';
 import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import { buildRefinePrompt } from './prompt.js';
 
+/** Applies only the persona's deterministic rules: no network, no model, no key. */
+export const RULES_PROVIDER = 'rules';
+
 export interface RefineResult {
   response: string;
-  /** Time spent waiting on the provider, retries included, for Server-Timing. */
+  /** Time spent waiting on the provider, retries and repair included, for Server-Timing. */
   providerMs: number;
+  /** Rule violations neither the fixes nor the repair call could remove. */
+  violations: RuleViolation[];
+}
+
+interface Persona {
+  name: string;
+  attributes: Record<string, unknown>;
 }
 
 export class RefineService {
@@ -25,23 +45,52 @@ export class RefineService {
     private readonly metrics: Metrics,
   ) {}
 
+  providerIds(): string[] {
+    return [...this.providers.ids(), RULES_PROVIDER];
+  }
+
   async refine(accountId: string, body: RefineBody, signal: AbortSignal): Promise<RefineResult> {
-    if (!this.providers.has(body.provider)) {
-      throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providers.ids().join(', ')}`);
+    if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
+      throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
     }
     const persona = await this.personas.getDefinition(accountId, body.personaId);
-    const prompt = buildRefinePrompt(persona, body.content);
+    const rules = rulesFromAttributes(persona.attributes);
+    if (body.provider === RULES_PROVIDER) {
+      const { text, remaining } = enforce(rules, body.content);
+      return { response: text, providerMs: 0, violations: remaining };
+    }
+    if (body.providerApiKey === undefined) {
+      throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
+    }
+    return this.throughProvider(persona, rules, { ...body, providerApiKey: body.providerApiKey }, signal);
+  }
+
+  private async throughProvider(
+    persona: Persona,
+    rules: PersonaRules,
+    body: RefineBody & { providerApiKey: string },
+    signal: AbortSignal,
+  ): Promise<RefineResult> {
     const deadline = Date.now() + this.timeoutMs;
     const started = performance.now();
+    const prompt = buildRefinePrompt(persona, body.content);
+    const ask = async (user: string) =>
+      cleanModelOutput(
+        (await this.providers.generate(
+          body.provider,
+          { apiKey: body.providerApiKey, model: body.model, system: prompt.system, user, signal },
+          { deadline },
+        )).text,
+      );
+
     let outcome = 'ok';
     this.metrics.refinesInFlight.inc();
     try {
-      const answer = await this.providers.generate(
-        body.provider,
-        { apiKey: body.providerApiKey, model: body.model, system: prompt.system, user: prompt.user, signal },
-        { deadline },
-      );
-      return { response: cleanModelOutput(answer.text), providerMs: performance.now() - started };
+      let result = enforce(rules, await ask(prompt.user));
+      if (hasRules(rules) && needsModelRepair(result.remaining)) {
+        result = await this.repair(persona, rules, result, ask);
+      }
+      return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
     } catch (error) {
       outcome = error instanceof ClientAbortedError ? 'client_aborted' : ((error as { code?: string }).code ?? 'unknown');
       throw error;
@@ -50,6 +99,28 @@ export class RefineService {
       const labels = { provider: body.provider, outcome };
       this.metrics.providerCalls.inc(labels);
       this.metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
+    }
+  }
+
+  /**
+   * One repair call, inside the same deadline, for what only the model can fix
+   * (banned phrases, length). It is best effort: if it fails or does worse, the
+   * first answer stands and its violations are reported.
+   */
+  private async repair(
+    persona: Persona,
+    rules: PersonaRules,
+    first: ReturnType<typeof enforce>,
+    ask: (user: string) => Promise<string>,
+  ): Promise<ReturnType<typeof enforce>> {
+    const instructions = repairInstructions(first.remaining, first.text);
+    const { user } = buildRefinePrompt(persona, first.text);
+    try {
+      const second = enforce(rules, await ask(`${instructions}\n\n${user}`));
+      return second.remaining.length <= first.remaining.length ? second : first;
+    } catch (error) {
+      if (error instanceof ClientAbortedError) throw error;
+      return first;
     }
   }
 }

@@ -7,6 +7,7 @@ import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import { ClientAbortedError } from '../providers/index.js';
 import type { RefineService } from '../refine/refine-service.js';
+import { summarizeViolations } from '../rules/index.js';
 import { commonErrors, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { RefineBody, RefineResponse } from '../schemas/refine.js';
 
@@ -25,7 +26,9 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       summary: "Rewrite text in a persona's voice through the caller's own provider key",
       description:
         'Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. ' +
-        'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`.',
+        'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` ' +
+        '(e.g. `avoid=1,maxWords=1`) when the persona\'s rules are still broken after the fixes and one repair call. ' +
+        'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`.',
       security: [{ bearerAuth: [] }],
       headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
       body: RefineBody,
@@ -48,6 +51,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         const result = await refine.refine(accountId, request.body, disconnected.signal);
         const total = reply.elapsedTime;
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
+        if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
       } catch (error) {
         if (error instanceof ClientAbortedError) throw new DomainError('invalid_request', 'the client closed the connection before the answer was ready');

@@ -5,17 +5,25 @@ export const PROVIDER_KEY_MAX_LENGTH = 4096;
 
 export const RefineBody = Type.Object(
   {
-    provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "openai"' }),
-    providerApiKey: Type.String({
-      minLength: 1,
-      maxLength: PROVIDER_KEY_MAX_LENGTH,
-      description: "The caller's own key for that provider; used for this call only, never stored or logged",
-    }),
+    provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "openai"; "rules" applies only the persona\'s deterministic rules' }),
+    providerApiKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: PROVIDER_KEY_MAX_LENGTH,
+        description: "The caller's own key for that provider; used for this call only, never stored or logged. Required for every provider except \"rules\".",
+      }),
+    ),
     personaId: Type.String({ minLength: 1, maxLength: 200 }),
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to refine' }),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides the provider's default model" })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    // The offline "rules" provider needs no key; every real provider does.
+    if: { properties: { provider: { const: 'rules' } } },
+    then: {},
+    else: { required: ['providerApiKey'] },
+  },
 );
 export type RefineBody = Static<typeof RefineBody>;
 
@@ -24,3 +32,31 @@ export const RefineResponse = Type.Object(
   { additionalProperties: false },
 );
 export type RefineResponse = Static<typeof RefineResponse>;
+
+export const CheckBody = Type.Object(
+  {
+    personaId: Type.String({ minLength: 1, maxLength: 200 }),
+    content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to check' }),
+  },
+  { additionalProperties: false },
+);
+export type CheckBody = Static<typeof CheckBody>;
+
+export const CheckResponse = Type.Object(
+  {
+    passed: Type.Boolean({ description: 'True when the text breaks none of the persona\'s rules' }),
+    violations: Type.Array(
+      Type.Object(
+        {
+          rule: Type.String({ description: 'vocabulary, casing, avoid, emoji, signOff, maxWords or maxSentences' }),
+          message: Type.String(),
+          start: Type.Integer({ description: 'Offset of the offending span (UTF-16 code units)' }),
+          end: Type.Integer({ description: 'End offset, exclusive' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CheckResponse = Static<typeof CheckResponse>;

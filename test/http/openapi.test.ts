@@ -25,6 +25,7 @@ describe('the OpenAPI document', () => {
       'patch /v1/personas/{id}',
       'delete /v1/personas/{id}',
       'post /v1/refine',
+      'post /v1/check',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),

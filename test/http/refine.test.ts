@@ -85,7 +85,7 @@ describe('POST /v1/refine', () => {
   describe('validation: nothing reaches a provider', () => {
     const valid = () => ({ provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'hello' });
     const cases: [string, () => Record<string, unknown>, number, RegExp][] = [
-      ['an unknown provider', () => ({ ...valid(), provider: 'skynet' }), 400, /unknown provider "skynet"; supported: openai, anthropic, google, mistral, groq, deepseek, xai, localllm/],
+      ['an unknown provider', () => ({ ...valid(), provider: 'skynet' }), 400, /unknown provider "skynet"; supported: openai, anthropic, google, mistral, groq, deepseek, xai, localllm, rules/],
       ['a base URL field', () => ({ ...valid(), baseUrl: 'http://169.254.169.254/' }), 400, /unknown field "baseUrl"/],
       ['a missing content', () => { const { content: _c, ...rest } = valid(); return rest; }, 400, /content is required/],
       ['an empty content', () => ({ ...valid(), content: '' }), 400, /content must not be empty/],

@@ -1,0 +1,20 @@
+/** POST /v1/check: lint text against a persona's rules. HTTP only. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { PersonaCheck } from '../personas/persona-check.js';
+import { commonErrors, notFoundError } from '../schemas/common.js';
+import { CheckBody, CheckResponse } from '../schemas/refine.js';
+
+export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> = async (app, { checker }) => {
+  app.post('/check', {
+    schema: {
+      tags: ['refine'],
+      summary: "Check text against a persona's rules without calling a provider",
+      description:
+        'Reports every violation of the persona\'s rule attributes (vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences) with its offsets. Changes nothing.',
+      security: [{ bearerAuth: [] }],
+      body: CheckBody,
+      response: { 200: { description: 'The verdict', ...CheckResponse }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request) => checker.check(request.principal.accountId, request.body.personaId, request.body.content),
+  });
+};
