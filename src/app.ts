@@ -11,7 +11,7 @@ import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
-import { installErrorHandling } from './http/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotency } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
 import { installLoadShedding } from './http/load-shedding.js';
@@ -70,6 +70,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
     requestTimeout: 30_000,
     connectionTimeout: 0,
     routerOptions: { maxParamLength: 500 },
+    frameworkErrors: frameworkErrorHandler(SERVICE_VERSION),
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 15_000;
 

@@ -3,6 +3,7 @@
  * Variable names are part of the public contract (DESIGN.md §4).
  */
 import { resolve } from 'node:path';
+import { findProviderConfigProblem } from './providers/index.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
@@ -114,6 +115,9 @@ export function loadConfig(env: Env = process.env, cores = 1): Config {
   if (redisUrl !== undefined && !/^rediss?:\/\//.test(redisUrl)) {
     throw new ConfigError('REDIS_URL', 'must start with redis:// or rediss://');
   }
+  const providers = providerOverrides(env);
+  const providerProblem = findProviderConfigProblem(providers);
+  if (providerProblem) throw new ConfigError(providerProblem.variable, providerProblem.problem);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: env.HOST?.trim() || '127.0.0.1',
@@ -128,6 +132,6 @@ export function loadConfig(env: Env = process.env, cores = 1): Config {
     maxEventLoopDelayMs: integer(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1_000, 10, 60_000),
     logLevel,
     workers: workers(env, cores),
-    providers: providerOverrides(env),
+    providers,
   };
 }

@@ -3,7 +3,7 @@
  * framework errors are translated into the same codes; anything else is a bug
  * and leaves as a generic 500 with the details only in the log.
  */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode, errorStatus, notFound, unavailable } from '../errors.js';
 import { isStorageUnavailable } from '../storage/database.js';
 import { validationMessage } from './validation.js';
@@ -58,4 +58,16 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
     const path = request.url.split('?')[0] ?? '';
     sendError(reply, notFound(`no route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`));
   });
+}
+
+/**
+ * Errors Fastify raises before routing (a malformed URL such as `/v1/personas/%ZZ`)
+ * skip the hooks, so this adds what every response carries and uses the same shape.
+ */
+export function frameworkErrorHandler(serviceVersion: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('x-request-id', request.id).header('x-service-version', serviceVersion);
+    const message = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not validly percent-encoded' : 'the request could not be routed';
+    sendError(reply, new DomainError('invalid_request', message));
+  };
 }

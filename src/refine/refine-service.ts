@@ -79,7 +79,7 @@ export class RefineService {
         (await this.providers.generate(
           body.provider,
           { apiKey: body.providerApiKey, model: body.model, system: prompt.system, user, signal },
-          { deadline },
+          { deadline, timeoutMs: this.timeoutMs },
         )).text,
       );
 

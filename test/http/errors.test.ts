@@ -99,6 +99,12 @@ describe.each(storageTargets)('error model and hostile input on $engine', (targe
     }
   });
 
+  it('a malformed percent-encoding in the path → 400 with the usual headers and body', async () => {
+    const res = await server.request('/v1/personas/%ZZ');
+    await expectError(res, 400, 'the URL is not validly percent-encoded');
+    expect(res.headers.get('x-service-version')).toBeTruthy();
+  });
+
   it('a bad query parameter → 400 naming it', async () => {
     await expectError(await server.request('/v1/personas?limit=0'), 400, /limit/);
     await expectError(await server.request('/v1/personas?limit=abc'), 400, /limit/);

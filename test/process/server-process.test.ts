@@ -53,6 +53,7 @@ describe('the server process', () => {
     [{ PROVIDER_TIMEOUT_MS: '-5' }, 'PROVIDER_TIMEOUT_MS'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ PROVIDER_BASE_URL_OPENAI: 'not a url' }, 'PROVIDER_BASE_URL_OPENAI'],
+    [{ PROVIDER_BASE_URL_OLLAMA: 'http://127.0.0.1:11434/v1' }, 'PROVIDER_MODEL_OLLAMA'],
   ])('refuses bad configuration %o with one line naming %s', async (env, variable) => {
     const { code, output } = await runServerExpectingFailure({ DATABASE_URL: `sqlite:${join(dir, 'cfg.sqlite')}`, ...env });
     expect(code).toBe(1);
