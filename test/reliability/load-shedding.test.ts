@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** Blocks this process's event loop — the server's too, since it runs in-process here. */
+function blockEventLoop(ms: number): void {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    // busy wait on purpose
+  }
+}
+
+describe('load shedding', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { LOAD_SHED_EVENT_LOOP_DELAY_MS: '100' } });
+  });
+  afterAll(() => server.close());
+
+  it('answers 503 with Retry-After and the error body while the event loop is saturated, then recovers', async () => {
+    expect((await server.request('/v1/personas')).status).toBe(200);
+    // under-pressure samples the mean delay every 250 ms: ask right after the sample that saw the block.
+    blockEventLoop(700);
+    await new Promise((r) => setTimeout(r, 30));
+    const shed = await server.request('/v1/personas');
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect(await shed.json()).toEqual({ error: 503, message: 'the service is overloaded; retry shortly' });
+    expect((await server.request('/healthz', { key: null })).status).toBe(200);
+
+    let status = 503;
+    const started = Date.now();
+    while (status === 503 && Date.now() - started < 5000) {
+      await new Promise((r) => setTimeout(r, 200));
+      status = (await server.request('/v1/personas')).status;
+    }
+    expect(status).toBe(200);
+  });
+});
+
+describe('metrics', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+  });
+  afterAll(() => server.close());
+
+  it('exposes request counts and latency by route pattern and status, without ids or keys', async () => {
+    const { id } = await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Metered', attributes: { secretish: 'persona-data-xyz' } } })).json();
+    await server.request(`/v1/personas/${id}`);
+    await server.request('/v1/personas/01a20097-9207-7000-9c41-72893e6c0112');
+    const res = await server.request('/metrics', { key: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain');
+    const text = await res.text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/v1\/personas\/:id",status="200"\} 1/);
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/v1\/personas\/:id",status="404"\} 1/);
+    expect(text).toMatch(/http_request_duration_seconds_bucket\{le="0.005",method="POST",route="\/v1\/personas",status="201"\}/);
+    expect(text).toContain('refines_in_flight 0');
+    expect(text).toContain('process_resident_memory_bytes');
+    for (const secret of [id, server.key, 'persona-data-xyz', 'Metered']) expect(text).not.toContain(secret);
+  });
+});
