@@ -1,0 +1,19 @@
+/** Command-line parsing with node:util's parser; its complaints become usage errors. */
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { UsageError } from './io.js';
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+type Parsed<O extends Options> = ReturnType<typeof parseArgs<{ args: string[]; options: O; allowPositionals: true; strict: true }>>;
+
+export function parseCommand<const O extends Options>(args: string[], options: O): Parsed<O> {
+  try {
+    return parseArgs({ args, options, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+export function positiveInteger(raw: string, flag: string): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got "${raw}"`);
+  return Number(raw);
+}

@@ -1,0 +1,8 @@
+/** Runs `work` over `items` with at most `limit` in flight: enough to overlap slow refines, few enough not to trip rate limits. */
+export async function forEachBounded<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}

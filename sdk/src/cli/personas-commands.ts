@@ -1,0 +1,117 @@
+/** `personas export | import | diff`: personas as reviewable files. */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import { PersonaRefineError, PreconditionFailedError } from '../index.js';
+import { parseCommand } from './args.js';
+import { describeError } from './describe-error.js';
+import { type PlanEntry, countActions, detailLines, patchFor, planImport, summaryLine } from './import-plan.js';
+import { type CliContext, UsageError } from './io.js';
+import { jsonEqual } from './json-diff.js';
+import { fileNameFor, formatPersonaFile, readPersonaFiles } from './persona-files.js';
+
+const DEFAULT_DIR = 'personas';
+
+function onePath(positionals: string[], command: string): string {
+  if (positionals.length !== 1) throw new UsageError(`personas ${command} takes one DIR or FILE, got ${positionals.length}`);
+  return positionals[0]!;
+}
+
+/**
+ * A persona that already has a file in DIR (matched as import matches: by id, else by name) is
+ * written back to that file, so its name survives renames and a pull request shows an edit, not a
+ * move; the others get a generated name. Files that match nothing are left alone.
+ */
+export async function exportPersonas(args: string[], { io, client }: CliContext): Promise<number> {
+  const { values, positionals } = parseCommand(args, { dir: { type: 'string' } });
+  if (positionals.length > 0) throw new UsageError(`personas export takes no arguments; use --dir DIR`);
+  const shownDir = values.dir ?? DEFAULT_DIR;
+  const dir = resolve(io.cwd, shownDir);
+  const personas = await client().personas.list();
+  await mkdir(dir, { recursive: true });
+
+  const existing = planImport(await readPersonaFiles(dir, shownDir), personas);
+  const taken = new Set(existing.map((entry) => basename(entry.path)));
+  const fileOf = new Map<string, string>();
+  for (const entry of existing) {
+    if (entry.action === 'update' || entry.action === 'unchanged') fileOf.set(entry.current.id, basename(entry.path));
+    if (entry.action === 'error') io.stdout.write(`note: ${entry.path} left as is: ${entry.problem}\n`);
+  }
+  for (const persona of personas) {
+    let name = fileOf.get(persona.id);
+    if (name === undefined) taken.add((name = fileNameFor(persona, taken)));
+    await writeFile(join(dir, name), formatPersonaFile(persona));
+  }
+  io.stdout.write(`exported ${personas.length} persona${personas.length === 1 ? '' : 's'} to ${shownDir}\n`);
+  return 0;
+}
+
+async function planFor(path: string, { io, client }: CliContext): Promise<PlanEntry[]> {
+  const files = await readPersonaFiles(resolve(io.cwd, path), path);
+  if (files.length === 0) throw new UsageError(`${path} holds no .json files`);
+  return planImport(files, await client().personas.list());
+}
+
+function describeCounts(plan: PlanEntry[]): string {
+  const counts = countActions(plan);
+  const parts = [`${counts.create} to create`, `${counts.update} to update`, `${counts.unchanged} unchanged`];
+  if (counts.error > 0) parts.push(`${counts.error} with errors`);
+  return parts.join(', ');
+}
+
+/** Exit code: 0 when the server already matches the files, 1 when import would change something or a file is wrong. */
+export async function diffPersonas(args: string[], context: CliContext): Promise<number> {
+  const { positionals } = parseCommand(args, {});
+  const plan = await planFor(onePath(positionals, 'diff'), context);
+  const out = context.io.stdout;
+  for (const entry of plan) if (entry.action !== 'unchanged') out.write(`${detailLines(entry).join('\n')}\n`);
+  out.write(`${describeCounts(plan)}\n`);
+  return plan.every((entry) => entry.action === 'unchanged') ? 0 : 1;
+}
+
+type Change = Extract<PlanEntry, { action: 'create' | 'update' }>;
+
+export async function importPersonas(args: string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommand(args, { yes: { type: 'boolean', short: 'y' } });
+  const plan = await planFor(onePath(positionals, 'import'), context);
+  const { io } = context;
+  for (const entry of plan) io.stdout.write(`${summaryLine(entry)}\n`);
+  io.stdout.write(`${describeCounts(plan)}\n`);
+  if (plan.some((entry) => entry.action === 'error')) {
+    io.stderr.write('nothing applied: fix the errors above first\n');
+    return 1;
+  }
+  const work = plan.filter((entry): entry is Change => entry.action === 'create' || entry.action === 'update');
+  if (work.length === 0) return 0;
+  if (!values.yes) {
+    io.stdout.write('rerun with --yes to apply\n');
+    return 0;
+  }
+  let failed = 0;
+  for (const entry of work) {
+    try {
+      io.stdout.write(`${await apply(entry, context)}\n`);
+    } catch (error) {
+      if (!(error instanceof PersonaRefineError)) throw error;
+      failed++;
+      io.stderr.write(`failed     ${entry.path}: ${describeError(error)}\n`);
+    }
+  }
+  io.stdout.write(`applied ${work.length - failed} of ${work.length}\n`);
+  return failed === 0 ? 0 : 1;
+}
+
+async function apply(entry: Change, { client }: CliContext): Promise<string> {
+  const personas = client().personas;
+  if (entry.action === 'create') {
+    const created = await personas.create({ name: entry.desired.name, attributes: entry.desired.attributes });
+    return `created    ${entry.path} → ${created.id}`;
+  }
+  // The plan was made from a listing; If-Match with a fresh ETag keeps us from overwriting an
+  // edit someone made since, and the comparison catches one made between listing and now.
+  const latest = await personas.get(entry.current.id);
+  if (latest.name !== entry.current.name || !jsonEqual(latest.attributes, entry.current.attributes)) {
+    throw new PreconditionFailedError({ message: 'changed on the server since the plan was made; run import again' });
+  }
+  await personas.update(entry.current.id, patchFor(entry), { ifMatch: latest.etag });
+  return `updated    ${entry.path}`;
+}

@@ -1,0 +1,99 @@
+/**
+ * `refine`: stdin to stdout, or a batch of files into --out with bounded concurrency, progress
+ * and a summary. The provider key comes only from the environment: an argument would end up in
+ * shell history and in every `ps` listing.
+ */
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { RefineInput } from '../index.js';
+import { parseCommand, positiveInteger } from './args.js';
+import { forEachBounded } from './bounded-pool.js';
+import { describeError } from './describe-error.js';
+import { type CliContext, UsageError, readAll } from './io.js';
+import { type BatchCounts, Progress } from './progress.js';
+
+export const PROVIDER_KEY_VARIABLE = 'PERSONA_REFINE_PROVIDER_KEY';
+const RULES_PROVIDER = 'rules';
+const DEFAULT_CONCURRENCY = 4;
+
+const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+export async function refineCommand(args: string[], context: CliContext): Promise<number> {
+  const { values, positionals } = parseCommand(args, {
+    persona: { type: 'string' },
+    provider: { type: 'string' },
+    model: { type: 'string' },
+    'provider-key-env': { type: 'string' },
+    out: { type: 'string' },
+    concurrency: { type: 'string' },
+  });
+  const { persona, provider, model, out } = values;
+  if (!persona) throw new UsageError('--persona ID is required');
+  if (!provider) throw new UsageError('--provider NAME is required (e.g. openai, anthropic)');
+  const keyVariable = values['provider-key-env'] ?? PROVIDER_KEY_VARIABLE;
+  // The "rules" provider only applies the persona's deterministic rules: no LLM, so no key to send.
+  const providerApiKey = provider === RULES_PROVIDER ? undefined : context.io.env[keyVariable];
+  if (provider !== RULES_PROVIDER && !providerApiKey) {
+    throw new UsageError(`set ${keyVariable} to your ${provider} API key (or name another variable with --provider-key-env)`);
+  }
+  const concurrency = positiveInteger(values.concurrency ?? String(DEFAULT_CONCURRENCY), '--concurrency');
+  const requestFor = (content: string): RefineInput => ({
+    provider,
+    personaId: persona,
+    content,
+    ...(providerApiKey ? { providerApiKey } : {}),
+    ...(model ? { model } : {}),
+  });
+
+  if (positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-')) {
+    const { response } = await context.client().refine(requestFor(await readAll(context.io.stdin)));
+    context.io.stdout.write(withNewline(response));
+    return 0;
+  }
+  if (positionals.includes('-')) throw new UsageError('"-" (stdin) cannot be mixed with files');
+  if (positionals.length > 1 && !out) throw new UsageError('--out DIR is needed to refine more than one file');
+  const names = new Set(positionals.map((file) => basename(file)));
+  if (out && names.size < positionals.length) throw new UsageError('two inputs share a file name; they would overwrite each other in --out');
+  return refineBatch(positionals, { out, concurrency, requestFor }, context);
+}
+
+interface BatchOptions {
+  out: string | undefined;
+  concurrency: number;
+  requestFor(content: string): RefineInput;
+}
+
+async function refineBatch(files: string[], options: BatchOptions, { io, client }: CliContext): Promise<number> {
+  const { out, concurrency, requestFor } = options;
+  if (out) await mkdir(resolve(io.cwd, out), { recursive: true });
+  const counts: BatchCounts = { done: 0, failed: 0, retried: 0 };
+  const progress = new Progress(io.stderr, files.length);
+  progress.update(counts);
+
+  await forEachBounded(files, concurrency, async (file) => {
+    let retried = false;
+    const onRetry = () => {
+      if (!retried) counts.retried++;
+      retried = true;
+      progress.update(counts);
+    };
+    try {
+      const content = await readFile(resolve(io.cwd, file), 'utf8');
+      const { response } = await client({ onRetry }).refine(requestFor(content));
+      const target = out ? join(out, basename(file)) : undefined;
+      if (target) await writeFile(resolve(io.cwd, target), response);
+      else io.stdout.write(withNewline(response));
+      counts.done++;
+      // On a terminal the bar already counts successes; elsewhere each file gets its line.
+      if (!progress.live) progress.line(`done    ${file}${target ? ` → ${target}` : ''}`);
+    } catch (error) {
+      counts.failed++;
+      progress.line(`failed  ${file}: ${describeError(error)}`);
+    }
+    progress.update(counts);
+  });
+
+  progress.finish();
+  io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${counts.done} done, ${counts.failed} failed, ${counts.retried} retried\n`);
+  return counts.failed === 0 ? 0 : 1;
+}

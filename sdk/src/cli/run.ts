@@ -1,0 +1,63 @@
+/**
+ * The CLI as a function: `run(argv, io)` returns the exit code. 0 success; 1 something failed
+ * (or, for `personas diff`, the server differs from the files); 2 the CLI was called wrongly.
+ */
+import { describeError } from './describe-error.js';
+import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor } from './io.js';
+import { diffPersonas, exportPersonas, importPersonas } from './personas-commands.js';
+import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
+
+export const USAGE = `Usage: persona-refine <command>
+
+  personas export [--dir DIR]       write one JSON file per persona into DIR (default ./personas)
+  personas diff DIR|FILE            show what import would change, field by field;
+                                    exit 1 when it would change anything
+  personas import DIR|FILE [--yes]  show the plan (create / update / unchanged per file);
+                                    apply it only with --yes
+  refine --persona ID --provider NAME [--model M] [--provider-key-env VAR]
+         [--out DIR] [--concurrency N] [FILE... | -]
+                                    refine stdin to stdout, or files into --out DIR
+                                    (N at a time, default 4)
+
+Environment:
+  PERSONA_REFINE_API_KEY            your persona-refine API key (required)
+  PERSONA_REFINE_URL                server root (default ${DEFAULT_URL})
+  ${PROVIDER_KEY_VARIABLE}       the provider key for refine, unless --provider-key-env
+                                    names another variable (keys are never arguments)
+`;
+
+type Command = (args: string[], context: CliContext) => Promise<number>;
+
+const commands: Record<string, Command> = {
+  'personas export': exportPersonas,
+  'personas import': importPersonas,
+  'personas diff': diffPersonas,
+  refine: refineCommand,
+};
+
+function commandFor(argv: string[]): { command: Command; args: string[] } {
+  const [first = '', second = ''] = argv;
+  const pair = commands[`${first} ${second}`];
+  if (pair) return { command: pair, args: argv.slice(2) };
+  const single = first === 'personas' ? undefined : commands[first];
+  if (single) return { command: single, args: argv.slice(1) };
+  throw new UsageError(first === 'personas' ? `unknown personas command "${second}"` : `unknown command "${first}"`);
+}
+
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
+    (argv.length === 0 ? io.stderr : io.stdout).write(USAGE);
+    return argv.length === 0 ? 2 : 0;
+  }
+  try {
+    const { command, args } = commandFor(argv);
+    return await command(args, contextFor(io));
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`persona-refine: ${error.message}\nRun persona-refine --help for usage.\n`);
+      return 2;
+    }
+    io.stderr.write(`persona-refine: ${describeError(error)}\n`);
+    return 1;
+  }
+}

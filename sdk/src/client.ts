@@ -1,0 +1,60 @@
+/** The entry point: `new PersonaRefine({ apiKey, baseUrl })`. */
+import { Personas } from './personas.js';
+import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
+import type { CheckInput, CheckResult, RefineInput, RefineResult } from './types.js';
+
+export interface PersonaRefineOptions {
+  /** Your persona-refine API key (`prk_…`). */
+  apiKey: string;
+  /** The server root, e.g. `http://127.0.0.1:8080`; a trailing `/v1` is accepted and ignored. */
+  baseUrl: string;
+  /** Overall limit for one call, retries and waits included. Default 120 000 ms: a refine alone may take a minute. */
+  timeoutMs?: number;
+  /** Retries after the first attempt for 429, 502, 503 and network errors. Default 2. */
+  maxRetries?: number;
+  /** A fetch implementation; defaults to the global one. */
+  fetch?: typeof fetch;
+  /** Called before each retry. */
+  onRetry?: (event: RetryEvent) => void;
+}
+
+export const DEFAULT_TIMEOUT_MS = 120_000;
+export const DEFAULT_MAX_RETRIES = 2;
+
+/** `http://host/` and `http://host/v1` both mean the server at `http://host`. */
+function apiUrlOf(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '')}/v1`;
+}
+
+export class PersonaRefine {
+  readonly personas: Personas;
+  private readonly transport: Transport;
+
+  constructor(options: PersonaRefineOptions) {
+    if (!options.apiKey) throw new TypeError('PersonaRefine: apiKey is required');
+    if (!/^https?:\/\//.test(options.baseUrl ?? '')) {
+      throw new TypeError(`PersonaRefine: baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
+    }
+    // Bound late, not `globalThis.fetch` itself: some runtimes throw "Illegal invocation" on a detached fetch.
+    const fetchImpl = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.transport = new Transport({
+      apiKey: options.apiKey,
+      apiUrl: apiUrlOf(options.baseUrl),
+      timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
+      fetch: fetchImpl,
+      onRetry: options.onRetry,
+    });
+    this.personas = new Personas(this.transport);
+  }
+
+  /** Rewrites `content` in the persona's voice through `provider`, paid with `providerApiKey`. */
+  async refine(input: RefineInput, options?: PostOptions): Promise<RefineResult> {
+    return (await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options)).body;
+  }
+
+  /** Lints `content` against the persona's rules, without a provider; changes nothing. */
+  async check(input: CheckInput, options?: CallOptions): Promise<CheckResult> {
+    return (await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options)).body;
+  }
+}

@@ -1,0 +1,16 @@
+export { PersonaRefine, type PersonaRefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
+export { PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
+export type { Personas, ConditionalOptions } from './personas.js';
+export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
+export type {
+  CheckInput,
+  CheckResult,
+  CreatePersonaInput,
+  ErrorBody,
+  Persona,
+  PersonaWithEtag,
+  RefineInput,
+  RefineResult,
+  UpdatePersonaInput,
+} from './types.js';
+export type { components, paths } from './generated/openapi.js';

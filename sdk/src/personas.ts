@@ -1,0 +1,49 @@
+/** The persona resource: /v1/personas. */
+import type { CallOptions, PostOptions, Transport } from './transport.js';
+import type { CreatePersonaInput, Persona, PersonaWithEtag, UpdatePersonaInput } from './types.js';
+
+export interface ConditionalOptions extends CallOptions {
+  /** The ETag you last read (`persona.etag`); the server answers 412 if the persona changed since. */
+  ifMatch?: string;
+}
+
+function withEtag(persona: Persona, headers: Headers): PersonaWithEtag {
+  return Object.defineProperty(persona, 'etag', { value: headers.get('etag') ?? '', enumerable: false }) as PersonaWithEtag;
+}
+
+const pathOf = (id: string) => `/personas/${encodeURIComponent(id)}`;
+const ifMatchHeader = (ifMatch: string | undefined) => (ifMatch === undefined ? undefined : { 'if-match': ifMatch });
+
+export class Personas {
+  constructor(private readonly transport: Transport) {}
+
+  async create(input: CreatePersonaInput, options?: PostOptions): Promise<PersonaWithEtag> {
+    const { body, headers } = await this.transport.call<Persona>({ method: 'POST', path: '/personas', body: input }, options);
+    return withEtag(body, headers);
+  }
+
+  /** Every persona of the account, oldest first. */
+  async list(options?: CallOptions): Promise<Persona[]> {
+    return (await this.transport.call<Persona[]>({ method: 'GET', path: '/personas' }, options)).body;
+  }
+
+  async get(id: string, options?: CallOptions): Promise<PersonaWithEtag> {
+    const { body, headers } = await this.transport.call<Persona>({ method: 'GET', path: pathOf(id) }, options);
+    return withEtag(body, headers);
+  }
+
+  /** With `ifMatch`, a concurrent change makes this throw PreconditionFailedError (412). */
+  async update(id: string, patch: UpdatePersonaInput, options: ConditionalOptions = {}): Promise<PersonaWithEtag> {
+    const { ifMatch, ...callOptions } = options;
+    const { body, headers } = await this.transport.call<Persona>(
+      { method: 'PATCH', path: pathOf(id), body: patch, headers: ifMatchHeader(ifMatch) },
+      callOptions,
+    );
+    return withEtag(body, headers);
+  }
+
+  async delete(id: string, options: ConditionalOptions = {}): Promise<void> {
+    const { ifMatch, ...callOptions } = options;
+    await this.transport.call<undefined>({ method: 'DELETE', path: pathOf(id), headers: ifMatchHeader(ifMatch) }, callOptions);
+  }
+}

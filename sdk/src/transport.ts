@@ -1,0 +1,151 @@
+/**
+ * Sends one logical call: auth and JSON, the retry loop, the overall timeout and abort, and the
+ * mapping of every failure to a PersonaRefineError. Resources above it only name paths and bodies.
+ */
+import { CallScope } from './call-scope.js';
+import { PersonaRefineError, PreconditionFailedError } from './errors.js';
+import { newIdempotencyKey } from './idempotency-key.js';
+import { isRetryable, parseRetryAfter, retryDelayMs } from './retry-policy.js';
+
+export interface CallOptions {
+  /** Cancels the call, including any wait between retries. */
+  signal?: AbortSignal;
+  /** Overrides the client's `timeoutMs` for this call. */
+  timeoutMs?: number;
+  /** Overrides the client's `maxRetries` for this call. */
+  maxRetries?: number;
+}
+
+export interface PostOptions extends CallOptions {
+  /**
+   * Sent as `Idempotency-Key` on every attempt. Defaults to a fresh UUID per call; pass your own
+   * to make a call safe to repeat across process restarts too.
+   */
+  idempotencyKey?: string;
+}
+
+/** Reported before each retry (e.g. for logs or a "retried" counter). */
+export interface RetryEvent {
+  method: string;
+  path: string;
+  /** 1 for the first retry. */
+  retry: number;
+  delayMs: number;
+  error: PersonaRefineError;
+}
+
+export interface TransportConfig {
+  apiKey: string;
+  /** Root URL ending in /v1, without a trailing slash. */
+  apiUrl: string;
+  timeoutMs: number;
+  maxRetries: number;
+  fetch: typeof fetch;
+  onRetry: ((event: RetryEvent) => void) | undefined;
+}
+
+export interface ApiRequest {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Path under /v1, e.g. `/personas`. */
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ApiResponse<T> {
+  headers: Headers;
+  body: T;
+}
+
+function errorFromResponse(response: Response, text: string): PersonaRefineError {
+  let message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
+  try {
+    const body = JSON.parse(text) as { message?: unknown };
+    if (typeof body.message === 'string') message = body.message;
+  } catch {
+    // Not our JSON error body (a proxy's HTML page, say): the status line is the best message.
+  }
+  const init = {
+    message,
+    source: response.headers.get('x-error-source') === 'provider' ? ('provider' as const) : ('service' as const),
+    requestId: response.headers.get('x-request-id') ?? undefined,
+    retryAfter: parseRetryAfter(response.headers.get('retry-after')),
+  };
+  return response.status === 412
+    ? new PreconditionFailedError(init)
+    : new PersonaRefineError({ ...init, kind: 'http', status: response.status });
+}
+
+function parseBody(response: Response, text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (cause) {
+    throw new PersonaRefineError({
+      kind: 'http',
+      status: response.status,
+      message: `HTTP ${response.status} answer is not valid JSON`,
+      requestId: response.headers.get('x-request-id') ?? undefined,
+      cause,
+    });
+  }
+}
+
+export class Transport {
+  constructor(private readonly config: TransportConfig) {}
+
+  async call<T>(request: ApiRequest, options: PostOptions = {}): Promise<ApiResponse<T>> {
+    const maxRetries = options.maxRetries ?? this.config.maxRetries;
+    const scope = new CallScope(options.timeoutMs ?? this.config.timeoutMs, options.signal);
+    // One key per logical call, on the first attempt too: the server then runs a POST at most once
+    // however many attempts reach it.
+    const idempotencyKey = request.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    const headers = this.headersFor(request, idempotencyKey);
+    try {
+      for (let retry = 0; ; retry++) {
+        let error: PersonaRefineError;
+        try {
+          return await this.attempt<T>(request, headers, scope.signal);
+        } catch (caught) {
+          if (scope.signal.aborted) throw scope.abortError();
+          error = caught instanceof PersonaRefineError ? caught : networkError(caught);
+        }
+        if (retry >= maxRetries || !isRetryable(error, idempotencyKey !== undefined)) throw error;
+        const delayMs = retryDelayMs(retry, error.retryAfter);
+        // Waiting past the deadline only to time out would hide the real error.
+        if (delayMs >= scope.remainingMs()) throw error;
+        this.config.onRetry?.({ method: request.method, path: request.path, retry: retry + 1, delayMs, error });
+        await scope.sleep(delayMs);
+      }
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  private headersFor(request: ApiRequest, idempotencyKey: string | undefined): Record<string, string> {
+    return {
+      accept: 'application/json',
+      authorization: `Bearer ${this.config.apiKey}`,
+      ...(request.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(idempotencyKey === undefined ? {} : { 'idempotency-key': idempotencyKey }),
+      ...request.headers,
+    };
+  }
+
+  private async attempt<T>(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<ApiResponse<T>> {
+    const response = await this.config.fetch(this.config.apiUrl + request.path, {
+      method: request.method,
+      headers,
+      body: request.body === undefined ? undefined : JSON.stringify(request.body),
+      signal,
+    });
+    const text = await response.text();
+    if (!response.ok) throw errorFromResponse(response, text);
+    return { headers: response.headers, body: parseBody(response, text) as T };
+  }
+}
+
+function networkError(cause: unknown): PersonaRefineError {
+  const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
+  return new PersonaRefineError({ kind: 'network', message: `could not reach persona-refine: ${detail}`, cause });
+}

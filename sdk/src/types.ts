@@ -1,0 +1,24 @@
+/**
+ * The SDK's public data types, all derived from the generated OpenAPI types, so a server change
+ * that alters a body changes (or breaks) these too.
+ */
+import type { components, paths } from './generated/openapi.js';
+
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+
+export type Persona = components['schemas']['Persona'];
+export type ErrorBody = components['schemas']['Error'];
+export type CreatePersonaInput = JsonOf<paths['/v1/personas']['post']['requestBody']>;
+/** A field present replaces the stored one; a field absent is kept; `attributes` is replaced whole. */
+export type UpdatePersonaInput = JsonOf<paths['/v1/personas/{id}']['patch']['requestBody']>;
+export type RefineInput = JsonOf<paths['/v1/refine']['post']['requestBody']>;
+export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>;
+export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
+export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]>;
+
+/**
+ * A persona as returned by `create`, `get` and `update`, carrying the ETag to pass as `ifMatch`.
+ * `etag` is non-enumerable, so JSON.stringify, equality checks and `{ ...persona }` see exactly
+ * the API's `{ id, name, attributes }` — read `etag` from the returned object itself.
+ */
+export type PersonaWithEtag = Persona & { readonly etag: string };

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, startFakeProviderServer } from '../../test/fakes/provider-server.js';
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.js';
+import { PersonaRefine, PersonaRefineError, type RefineInput } from '../src/index.js';
+
+const PROVIDER_KEY = 'sk-test-caller-provider-key-123456';
+
+describe('client.refine against a real server and a fake provider', () => {
+  let fake: FakeProviderServer;
+  let server: TestServer;
+  let client: PersonaRefine;
+  let personaId: string;
+  const input = (content = 'Your refund was processed.'): RefineInput => ({ provider: 'openai', providerApiKey: PROVIDER_KEY, personaId, content });
+  const failure = (promise: Promise<unknown>) => promise.then(() => expect.fail('expected a failure'), (e: unknown) => e as PersonaRefineError);
+
+  beforeAll(async () => {
+    fake = await startFakeProviderServer();
+    server = await startTestServer({ env: { PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'), PROVIDER_TIMEOUT_MS: '1000' } });
+    client = new PersonaRefine({ apiKey: server.key, baseUrl: server.url });
+    personaId = (await client.personas.create({ name: 'Acme Support', attributes: { tone: 'warm' } })).id;
+  });
+  afterAll(async () => {
+    await server.close();
+    await fake.close();
+  });
+  beforeEach(() => fake.reset());
+
+  it('returns exactly { response }', async () => {
+    fake.setBehaviour({ mode: 'ok', reply: 'Good news: your refund is on its way.' });
+    expect(await client.refine(input())).toEqual({ response: 'Good news: your refund is on its way.' });
+    expect(fake.requests[0]!.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+  });
+
+  it('passes a model override', async () => {
+    await client.refine({ ...input(), model: 'gpt-custom' });
+    expect(fake.requests[0]!.model).toBe('gpt-custom');
+  });
+
+  it('a repeated call with the same idempotencyKey gets the first answer without paying the provider twice', async () => {
+    fake.setBehaviour({ mode: 'ok', reply: (text) => `once: ${text.length}` });
+    const first = await client.refine(input('same text'), { idempotencyKey: 'refine-once-1' });
+    const second = await client.refine(input('same text'), { idempotencyKey: 'refine-once-1' });
+    expect(second).toEqual(first);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it('a rejected provider key is a 400 with source "provider"', async () => {
+    fake.setBehaviour('rejectKey');
+    const error = await failure(client.refine(input()));
+    expect(error).toBeInstanceOf(PersonaRefineError);
+    expect(error).toMatchObject({ kind: 'http', status: 400, source: 'provider' });
+    expect(error.message).toMatch(/^provider "openai" rejected providerApiKey/);
+    expect(error.requestId).toMatch(/.+/);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it('a provider failing is a 502 with source "provider"', async () => {
+    fake.setBehaviour('serverError');
+    const error = await failure(client.refine(input(), { maxRetries: 0 }));
+    expect(error).toMatchObject({ kind: 'http', status: 502, source: 'provider' });
+    expect(error.message).toMatch(/^provider "openai" /);
+  });
+
+  it('a provider rate limit is a 429 with source "provider" and its Retry-After', async () => {
+    fake.setBehaviour({ mode: 'rateLimit', retryAfterSeconds: 7 });
+    const error = await failure(client.refine(input(), { maxRetries: 0 }));
+    expect(error).toMatchObject({ kind: 'http', status: 429, source: 'provider', retryAfter: 7 });
+  });
+
+  it('a provider that never answers is a 504 with source "provider", which the SDK does not retry', async () => {
+    fake.setBehaviour('hang');
+    let retries = 0;
+    const counting = new PersonaRefine({ apiKey: server.key, baseUrl: server.url, onRetry: () => retries++ });
+    const error = await failure(counting.refine(input()));
+    expect(error).toMatchObject({ kind: 'http', status: 504, source: 'provider' });
+    expect(retries).toBe(0);
+  });
+
+  it('an unknown persona is a 404 from the service; the provider is not called', async () => {
+    const error = await failure(client.refine({ ...input(), personaId: '01a20097-9207-7000-9c41-72893e6c0112' }));
+    expect(error).toMatchObject({ kind: 'http', status: 404, source: 'service' });
+    expect(fake.requestCount).toBe(0);
+  });
+
+  it('an unknown provider is a 400 from the service that lists the supported ones', async () => {
+    const error = await failure(client.refine({ ...input(), provider: 'skynet' }));
+    expect(error).toMatchObject({ status: 400, source: 'service' });
+    expect(error.message).toMatch(/openai/);
+  });
+});
