@@ -1,23 +1,34 @@
-/** Entry point: config → storage → app → listen → graceful shutdown. */
+/**
+ * Entry point: config → storage → app → listen → graceful shutdown.
+ * With WORKERS > 1 this process becomes a supervisor (src/cluster.ts) that
+ * prepares storage once and forks workers sharing the port.
+ */
+import cluster from 'node:cluster';
 import { availableParallelism } from 'node:os';
+import { AccountService } from './accounts/account-service.js';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { runSupervisor } from './cluster.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { connectRedis } from './limits/redis.js';
-import { openStorage } from './storage/database.js';
+import { AccountRepository } from './storage/account-repository.js';
+import { openStorage, type Storage } from './storage/database.js';
 
-async function main(): Promise<void> {
-  const config = loadConfig(process.env, availableParallelism());
+/** Migrations and the first-start account: once, before any request is served. */
+async function prepareStorage(config: Config): Promise<Storage> {
   const storage = await openStorage(config.database);
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
-  const { app, accounts } = await buildApp({ config, storage, redis });
-
-  const issued = await accounts.bootstrap(config.bootstrapApiKey);
+  const issued = await new AccountService(new AccountRepository(storage.db)).bootstrap(config.bootstrapApiKey);
   if (issued) {
     // Printed once, to stdout, never logged: the operator's only chance to copy it.
     process.stdout.write(
       `\nCreated account "${issued.accountName}". Its API key (shown only this once):\n\n  ${issued.key}\n\n`,
     );
   }
+  return storage;
+}
+
+async function serve(config: Config, storage: Storage): Promise<void> {
+  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const { app } = await buildApp({ config, storage, redis });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -38,6 +49,15 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+}
+
+async function main(): Promise<void> {
+  const config = loadConfig(process.env, availableParallelism());
+  if (cluster.isWorker) return serve(config, await openStorage(config.database));
+  const storage = await prepareStorage(config);
+  if (config.workers === 1) return serve(config, storage);
+  await storage.close();
+  runSupervisor(config.workers, config.shutdownGraceMs);
 }
 
 main().catch((error: unknown) => {
