@@ -1,0 +1,107 @@
+/** Studio export and import: the CLI's file format, matched by id, else by name, else created. */
+import { readFileSync } from 'node:fs';
+import type { Browser, Download, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { chromiumAvailable, launchChromium, openStudio, signIn, type StudioPage } from './studio-browser.js';
+
+type Persona = { id: string; name: string; attributes: Record<string, unknown> };
+const file = (name: string, content: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)) });
+
+describe.skipIf(!chromiumAvailable)('Persona Studio export and import', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let studio: StudioPage;
+  let page: Page;
+
+  const create = async (name: string, attributes: Record<string, unknown>): Promise<Persona> =>
+    (await server.request('/v1/personas', { method: 'POST', json: { name, attributes } })).json();
+  const list = async (): Promise<Persona[]> => (await server.request('/v1/personas')).json();
+  const downloaded = async (download: Download) => ({ name: download.suggestedFilename(), text: readFileSync((await download.path())!, 'utf8') });
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+  beforeEach(async () => {
+    studio = await openStudio(browser, server);
+    page = studio.page;
+    await signIn(page, server.key);
+  });
+  afterEach(async () => {
+    expect(studio.problems).toEqual([]);
+    await studio.close();
+  });
+
+  it('exports one persona as the CLI does: {id, name, attributes}, two-space indent, trailing newline', async () => {
+    const persona = await create('Café Crème', { tone: 'warm', nested: { b: 1, a: [true] } });
+    await page.goto(`${server.url}/studio/#/personas/${persona.id}`);
+    await page.getByRole('heading', { name: 'Café Crème', level: 2 }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const { name, text } = await downloaded(download);
+    expect(name).toBe(`cafe-creme.${persona.id.replace(/[^a-z0-9]/gi, '').toLowerCase().slice(-8)}.json`);
+    expect(text).toBe(`${JSON.stringify(persona, null, 2)}\n`);
+  });
+
+  it('exports all personas as one array', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Your personas' }).waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export all' }).click()]);
+    const { name, text } = await downloaded(download);
+    expect(name).toBe('personas.json');
+    expect(text).toBe(`${JSON.stringify(await list(), null, 2)}\n`);
+  });
+
+  it('imports files: by id, else by name, else new; shows the plan first', async () => {
+    const byId = await create('Id match', { tone: 'old' });
+    const byName = await create('Name match', { tone: 'old' });
+    const untouched = await create('Untouched', { tone: 'same' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import personas' });
+    await dialog.getByLabel('Persona files (JSON)').setInputFiles([
+      file('by-id.json', { id: byId.id, name: 'Id match (renamed)', attributes: { tone: 'new' } }),
+      file('by-name.json', { name: 'Name match', attributes: { tone: 'new', extra: [1] } }),
+      file('more.json', [{ name: 'Brand new', attributes: { tone: 'fresh' } }, untouched]),
+    ]);
+    const rows = dialog.getByRole('table', { name: 'What the import will do' }).locator('tbody tr');
+    await rows.first().waitFor();
+    expect(await rows.allTextContents()).toEqual([
+      'by-id.jsonUpdate “Id match” (renamed “Id match (renamed)”)',
+      'by-name.jsonUpdate “Name match”',
+      'more.json [1]Create “Brand new”',
+      'more.json [2]No change to “Untouched”',
+    ]);
+    await dialog.getByRole('button', { name: 'Import 3 changes' }).click();
+    await dialog.getByText('Imported 3 personas.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+    await page.getByRole('link', { name: 'Brand new' }).waitFor();
+
+    const after = await list();
+    expect(after.find((p) => p.id === byId.id)).toEqual({ id: byId.id, name: 'Id match (renamed)', attributes: { tone: 'new' } });
+    expect(after.find((p) => p.id === byName.id)).toEqual({ id: byName.id, name: 'Name match', attributes: { tone: 'new', extra: [1] } });
+    expect(after.find((p) => p.name === 'Brand new')?.attributes).toEqual({ tone: 'fresh' });
+    expect(after.find((p) => p.id === untouched.id)).toEqual(untouched);
+  });
+
+  it('imports nothing while any file has a problem', async () => {
+    const before = await list();
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import personas' });
+    await dialog.getByLabel('Persona files (JSON)').setInputFiles([
+      file('good.json', { name: 'Would be new', attributes: {} }),
+      file('broken.json', '{ "name": '),
+      file('extra.json', { name: 'X', attributes: {}, createdAt: 'yesterday' }),
+    ]);
+    await dialog.getByText('Nothing can be imported until the files with problems are fixed or left out.').waitFor();
+    expect(await dialog.getByText(/broken\.json/).count()).toBe(1);
+    await dialog.getByText('Problem: has unknown field "createdAt"; a persona has only id, name and attributes').waitFor();
+    expect(await dialog.getByRole('button', { name: /^Import \d/ }).isDisabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(await list()).toEqual(before);
+  });
+});

@@ -1,0 +1,114 @@
+/** Studio preview and compare: refines through the real server against the fake providers. */
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
+import { chromiumAvailable, launchChromium, openStudio, screenshot, SESSION_KEY_NAME, signIn, type StudioPage } from './studio-browser.js';
+
+const PROVIDER_KEY = 'sk-studio-test-Zq81LmX0vB';
+const SAMPLE = 'Hello there, we will utilize synergy to fix your order.';
+
+describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => {
+  let f: RefineFixture;
+  let browser: Browser;
+  let studio: StudioPage;
+  let page: Page;
+  let personaId: string;
+
+  const createViaApi = async (name: string, attributes: Record<string, unknown>) =>
+    ((await (await f.server.request('/v1/personas', { method: 'POST', json: { name, attributes } })).json()) as { id: string }).id;
+  const refine = async (key = PROVIDER_KEY) => {
+    await page.getByLabel('Sample text').fill(SAMPLE);
+    await page.getByLabel('Provider API key').fill(key);
+    await page.getByRole('button', { name: 'Refine' }).click();
+  };
+
+  beforeAll(async () => {
+    f = await startRefineFixture();
+    browser = await launchChromium();
+    personaId = await createViaApi('Friendly support', { tone: 'warm', vocabulary: { utilize: 'use' } });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await f?.close();
+  });
+  beforeEach(async () => {
+    f.fake.reset();
+    studio = await openStudio(browser, f.server);
+    page = studio.page;
+    await signIn(page, f.server.key);
+  });
+  afterEach(async () => {
+    expect(studio.problems).toEqual([]);
+    await studio.close();
+  });
+
+  it('refines sample text and shows the result beside the original, with a word diff and timing', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Hi there, we will use teamwork to fix your order.' });
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await refine();
+    const refined = page.getByRole('figure', { name: 'Refined by Friendly support' });
+    await refined.waitFor();
+    const original = page.getByRole('figure', { name: 'Original' });
+    expect(await original.locator('del').allTextContents()).toEqual(['Hello', 'utilize synergy']);
+    expect(await refined.locator('ins').allTextContents()).toEqual(['Hi', 'use teamwork']);
+    expect(await refined.locator('.diff-text').textContent()).toBe('Hi there, we will use teamwork to fix your order.');
+    expect(await page.locator('.timing').textContent()).toMatch(/^Took [\d.]+ m?s \(service [\d.]+ m?s, of which the provider [\d.]+ m?s, overhead [\d.]+ m?s\)\.$/);
+    await page.locator('.result').scrollIntoViewIfNeeded();
+    await screenshot(page, 'preview', { docs: true });
+
+    // The provider key went to the provider (through the service) and nowhere else in the browser.
+    const [request] = await f.fake.waitForRequests(1);
+    expect(request!.headers.authorization).toBe(`Bearer ${PROVIDER_KEY}`);
+    const stored = await page.evaluate<string>('JSON.stringify([Object.entries(sessionStorage), Object.entries(localStorage), document.cookie, location.href])');
+    expect(stored).not.toContain(PROVIDER_KEY);
+    expect(stored).toContain(SESSION_KEY_NAME);
+  });
+
+  it('says in plain words that the provider rejected the key', async () => {
+    f.fake.setBehaviour('rejectKey');
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await refine('sk-wrong');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.locator('p').first().textContent()).toBe('OpenAI did not accept your API key. Check the provider key and try again.');
+    expect(await alert.locator('code').textContent()).toBe('provider "openai" rejected providerApiKey (HTTP 401)');
+  });
+
+  it('says in plain words that the provider did not answer in time', async () => {
+    f.fake.setBehaviour('hang');
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Provider', { exact: true }).selectOption({ label: 'Anthropic' });
+    await refine();
+    await page.getByText('Anthropic did not answer within 1.5 seconds.').waitFor();
+  });
+
+  it('asks for what is missing before calling anything', async () => {
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Sample text').fill(SAMPLE);
+    await page.getByRole('button', { name: 'Refine' }).click();
+    await page.getByText('Type your OpenAI API key first.').waitFor();
+    expect(f.fake.requestCount).toBe(0);
+  });
+
+  it('compares two personas on the same text, side by side', async () => {
+    // The offline rules provider needs no key and rewrites deterministically from each persona's rules.
+    const plain = await createViaApi('Plain', { vocabulary: { utilize: 'use', synergy: 'teamwork' } });
+    const fancy = await createViaApi('Fancy', { vocabulary: { utilize: 'employ' }, signOff: 'Warm regards' });
+    await page.getByRole('navigation', { name: 'Studio' }).getByRole('link', { name: 'Compare' }).click();
+    await page.getByLabel('First persona').selectOption(plain);
+    await page.getByLabel('Second persona').selectOption(fancy);
+    await page.getByLabel('Sample text').fill(SAMPLE);
+    await page.getByLabel('Provider', { exact: true }).selectOption('rules');
+    await page.getByRole('button', { name: 'Compare' }).click();
+
+    const first = page.getByRole('figure', { name: 'Plain' });
+    const second = page.getByRole('figure', { name: 'Fancy' });
+    await first.locator('.diff-text').waitFor();
+    await second.locator('.diff-text').waitFor();
+    expect(await first.locator('.diff-text').textContent()).toBe('Hello there, we will use teamwork to fix your order.');
+    expect(await second.locator('.diff-text').textContent()).toMatch(/^Hello there, we will employ synergy to fix your order\.\s+Warm regards$/);
+    expect(await second.locator('ins').allTextContents()).toContain('employ');
+    expect(f.fake.requestCount).toBe(0);
+    await screenshot(page, 'compare');
+  });
+});

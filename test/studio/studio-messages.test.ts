@@ -1,0 +1,84 @@
+/** How the studio words failures and reads the service's headers and messages. */
+import { describe, expect, it } from 'vitest';
+import { ApiError, asSentence } from '../../studio/src/api/api-error.js';
+import { personaFieldOf, plainError } from '../../studio/src/api/plain-errors.js';
+import { parseSupportedProviders } from '../../studio/src/api/providers.js';
+import { formatMs, parseServerTiming } from '../../studio/src/api/server-timing.js';
+import { formCanEdit } from '../../studio/src/personas/attribute-fields.js';
+import { withAttribute } from '../../studio/src/personas/attributes.js';
+
+const fromProvider = (message: string, retryAfter?: number) => plainError(new ApiError(400, message, 'provider', retryAfter));
+
+describe('plain words for failures', () => {
+  it.each([
+    ['provider "openai" rejected providerApiKey (HTTP 401)', 'OpenAI did not accept your API key. Check the provider key and try again.'],
+    ['provider "google" rejected providerApiKey (HTTP 400)', 'Google did not accept your API key. Check the provider key and try again.'],
+    ['provider "anthropic" rejected the request (HTTP 404): model: claude-x not found', 'Anthropic refused the request: Model: claude-x not found.'],
+    ['provider "mistral" is overloaded (HTTP 529): busy', 'Mistral is overloaded right now. Try again in a moment.'],
+    ['provider "groq" failed (HTTP 500): oops', 'Groq had an internal error (HTTP 500). Try again in a moment.'],
+    ['provider "deepseek" could not be reached (connection refused)', 'Could not reach DeepSeek (connection refused).'],
+    ['provider "xai" did not answer within 60000 ms', 'xAI did not answer within 60 seconds.'],
+    ['provider "localllm" answered with a body that is not JSON (HTTP 200)', 'localllm sent an answer that could not be read. Try again or pick another model.'],
+    ['provider "openai" something new', 'OpenAI: Something new.'],
+  ])('%s', (message, words) => {
+    expect(fromProvider(message)).toBe(words);
+  });
+
+  it('includes the wait a rate limit asks for', () => {
+    expect(fromProvider('provider "openai" is rate limiting requests (HTTP 429): slow down', 7)).toBe('OpenAI is rate limiting your key. Try again in 7 s.');
+  });
+
+  it('words the service’s own failures for people, keeping its precise messages for the rest', () => {
+    expect(plainError(new ApiError(401, 'invalid API key', 'service'))).toBe('Your API key is no longer accepted. Sign in again.');
+    expect(plainError(new ApiError(404, 'persona "p1" not found', 'service'))).toBe('This persona no longer exists; someone may have deleted it.');
+    expect(plainError(new ApiError(429, 'rate limit', 'service', 3))).toBe('Too many requests. Try again in 3 s.');
+    expect(plainError(new ApiError(502, 'x', 'service'))).toBe('The service failed (HTTP 502). Try again in a moment.');
+    expect(plainError(new ApiError(400, 'name must be a non-empty string of at most 200 characters', 'service'))).toBe(
+      'Name must be a non-empty string of at most 200 characters.',
+    );
+    expect(asSentence('done!')).toBe('Done!');
+  });
+
+  it('places a validation message beside the field it is about', () => {
+    expect(personaFieldOf('name must be a non-empty string of at most 200 characters')).toBe('name');
+    expect(personaFieldOf('attributes must be at most 64 KiB when serialized as JSON')).toBe('attributes');
+    expect(personaFieldOf('attributes must be an object')).toBe('attributes');
+    expect(personaFieldOf('request body must not contain "__proto__" or "constructor.prototype" keys')).toBe('attributes');
+    expect(personaFieldOf('unknown field "etag" in request body')).toBe('general');
+  });
+});
+
+describe('reading the service', () => {
+  it('reads Server-Timing', () => {
+    expect(parseServerTiming('provider;dur=118.2, total;dur=123.9')).toEqual({ providerMs: 118.2, totalMs: 123.9 });
+    expect(parseServerTiming('total;desc="all";dur=5')).toEqual({ totalMs: 5 });
+    expect(parseServerTiming('cache;desc=hit')).toBeUndefined();
+    expect(parseServerTiming(null)).toBeUndefined();
+    expect([formatMs(1.234), formatMs(123.4), formatMs(2500)]).toEqual(['1.2 ms', '123 ms', '2.50 s']);
+  });
+
+  it('reads the provider list out of the unknown-provider message', () => {
+    expect(parseSupportedProviders('unknown provider "?"; supported: openai, anthropic, rules, localllm')).toEqual(['openai', 'anthropic', 'rules', 'localllm']);
+    expect(parseSupportedProviders('personaId must not be empty')).toBeUndefined();
+  });
+});
+
+describe('editing attributes', () => {
+  it('changes one key in place, appends new keys, removes cleared ones, and keeps the rest', () => {
+    const attributes = { z: 1, tone: 'calm', custom: { deep: [1] } };
+    expect(JSON.stringify(withAttribute(attributes, 'tone', 'bold'))).toBe('{"z":1,"tone":"bold","custom":{"deep":[1]}}');
+    expect(JSON.stringify(withAttribute(attributes, 'avoid', ['x']))).toBe('{"z":1,"tone":"calm","custom":{"deep":[1]},"avoid":["x"]}');
+    expect(JSON.stringify(withAttribute(attributes, 'tone', undefined))).toBe('{"z":1,"custom":{"deep":[1]}}');
+    expect(attributes.tone).toBe('calm');
+  });
+
+  it('leaves values of an unexpected shape to the JSON view rather than changing them', () => {
+    expect(formCanEdit('text', ['warm', 'direct'])).toBe(false);
+    expect(formCanEdit('list', 'synergy')).toBe(true);
+    expect(formCanEdit('limit', 0)).toBe(false);
+    expect(formCanEdit('limit', '120')).toBe(false);
+    expect(formCanEdit('vocabulary', { utilize: 'use', x: 1 })).toBe(false);
+    expect(formCanEdit('examples', [{ before: 'a', after: 'b', note: 'kept' }])).toBe(true);
+    expect(formCanEdit('examples', ['a'])).toBe(false);
+  });
+});
