@@ -6,6 +6,7 @@
 import type { Writable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import type { Redis } from 'ioredis';
 import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
@@ -32,6 +33,7 @@ import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
 import { personaRoutes } from './routes/personas.js';
 import { refineRoutes } from './routes/refine.js';
+import { studioRoutes } from './routes/studio.js';
 import { ErrorBody } from './schemas/common.js';
 import { Persona } from './schemas/persona.js';
 import { AccountRepository } from './storage/account-repository.js';
@@ -56,7 +58,8 @@ export interface App {
 
 export async function buildApp({ config, storage, redis, logStream }: AppDependencies): Promise<App> {
   const app = Fastify({
-    logger: { level: config.logLevel, ...(logStream ? { stream: logStream } : {}) },
+    // Asynchronous writes: a synchronous write per log line was a syscall on every request.
+    logger: { level: config.logLevel, stream: logStream ?? pino.destination({ dest: 1, sync: false }) },
     genReqId: requestIdFor,
     requestIdHeader: false,
     logController: new OneLinePerRequest(),
@@ -104,6 +107,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   const routeMethods = methodNotAllowed();
   routeMethods.track(app);
   await app.register(healthRoutes, { storage });
+  await app.register(studioRoutes);
   await app.register(
     async (v1) => {
       installAuth(v1, authenticator);

@@ -1,5 +1,6 @@
 /** Accounts and their API keys. Keys are held only as SHA-256 hashes. */
 import type { Kysely, Selectable } from 'kysely';
+import { precompiled } from './precompiled.js';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.js';
 
 export type AccountRow = Selectable<AccountsTable>;
@@ -7,7 +8,14 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type ApiKeyListing = ApiKeyRow & { account_name: string };
 
 export class AccountRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectActiveKey;
+
+  constructor(private readonly db: Kysely<Database>) {
+    this.selectActiveKey = precompiled(
+      db.selectFrom('api_keys').select(['id', 'account_id']).where('key_hash', '=', '').where('revoked_at', 'is', null),
+      1,
+    );
+  }
 
   async hasAnyAccount(): Promise<boolean> {
     return (await this.db.selectFrom('accounts').select('id').limit(1).executeTakeFirst()) !== undefined;
@@ -29,13 +37,8 @@ export class AccountRepository {
     await this.db.insertInto('api_keys').values(key).execute();
   }
 
-  findActiveKeyByHash(keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'account_id'> | undefined> {
-    return this.db
-      .selectFrom('api_keys')
-      .select(['id', 'account_id'])
-      .where('key_hash', '=', keyHash)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
+  async findActiveKeyByHash(keyHash: string): Promise<Pick<ApiKeyRow, 'id' | 'account_id'> | undefined> {
+    return (await this.selectActiveKey(this.db, keyHash)).rows[0];
   }
 
   listKeys(): Promise<ApiKeyListing[]> {

@@ -1,5 +1,6 @@
 /** Every persona query. Rows in, rows out; the persona service gives them meaning. */
 import type { Kysely, Selectable } from 'kysely';
+import { precompiled } from './precompiled.js';
 import type { Database, PersonasTable } from './schema.js';
 
 export type PersonaRow = Selectable<PersonasTable>;
@@ -13,24 +14,27 @@ export type UpdateOutcome = { status: 'updated'; row: PersonaRow } | { status: '
 export type DeleteOutcome = { status: 'deleted' } | { status: 'not_found' } | { status: 'version_mismatch' };
 
 export class PersonaRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  private readonly selectOne;
+  private readonly selectAll;
+
+  constructor(private readonly db: Kysely<Database>) {
+    const byAccount = db.selectFrom('personas').selectAll().where('account_id', '=', '');
+    this.selectOne = precompiled(byAccount.where('id', '=', ''), 2);
+    this.selectAll = precompiled(byAccount.orderBy('id', 'asc'), 1);
+  }
 
   async insert(row: PersonaRow): Promise<PersonaRow> {
     await this.db.insertInto('personas').values(row).execute();
     return row;
   }
 
-  findForAccount(accountId: string, id: string): Promise<PersonaRow | undefined> {
-    return this.db
-      .selectFrom('personas')
-      .selectAll()
-      .where('account_id', '=', accountId)
-      .where('id', '=', id)
-      .executeTakeFirst();
+  async findForAccount(accountId: string, id: string): Promise<PersonaRow | undefined> {
+    return (await this.selectOne(this.db, accountId, id)).rows[0];
   }
 
   /** Oldest first. `afterId` is the keyset cursor; `limit` undefined means all. */
-  listForAccount(accountId: string, page: { afterId?: string; limit?: number } = {}): Promise<PersonaRow[]> {
+  async listForAccount(accountId: string, page: { afterId?: string; limit?: number } = {}): Promise<PersonaRow[]> {
+    if (page.afterId === undefined && page.limit === undefined) return (await this.selectAll(this.db, accountId)).rows;
     let query = this.db.selectFrom('personas').selectAll().where('account_id', '=', accountId);
     if (page.afterId !== undefined) query = query.where('id', '>', page.afterId);
     query = query.orderBy('id', 'asc');
