@@ -1,7 +1,8 @@
 // `npm start` on a fresh clone: compile once, then only when a source file is newer than the build.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const marker = join(root, 'dist', 'server.js');
@@ -22,4 +23,25 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
   });
+}
+
+// Persona Studio, served at /studio/, is built by Vite, a dev dependency. Without it (an install
+// that omitted dev dependencies) the server still starts, and /studio says how to build it.
+const studio = join(root, 'studio');
+const studioMarker = join(studio, 'dist', 'index.html');
+const studioSources = Math.max(
+  newestMtime(join(studio, 'src')),
+  ...['index.html', 'vite.config.ts', 'package.json'].map((file) => statSync(join(studio, file)).mtimeMs),
+);
+if (!existsSync(studioMarker) || statSync(studioMarker).mtimeMs < studioSources) {
+  let vite;
+  try {
+    vite = join(dirname(createRequire(join(studio, 'package.json')).resolve('vite/package.json')), 'bin', 'vite.js');
+  } catch {
+    process.stderr.write('Persona Studio is not built: Vite is not installed (run npm install)\n');
+  }
+  if (vite) {
+    process.stderr.write('building Persona Studio…\n');
+    execFileSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: studio, stdio: 'inherit' });
+  }
 }

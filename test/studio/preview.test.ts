@@ -53,7 +53,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     expect(await refined.locator('ins').allTextContents()).toEqual(['Hi', 'use teamwork']);
     expect(await refined.locator('.diff-text').textContent()).toBe('Hi there, we will use teamwork to fix your order.');
     expect(await page.locator('.timing').textContent()).toMatch(/^Took [\d.]+ m?s \(service [\d.]+ m?s, of which the provider [\d.]+ m?s, overhead [\d.]+ m?s\)\.$/);
-    await page.locator('.result').scrollIntoViewIfNeeded();
+    await page.evaluate(`document.getElementById('preview-heading').scrollIntoView()`);
     await screenshot(page, 'preview', { docs: true });
 
     // The provider key went to the provider (through the service) and nowhere else in the browser.

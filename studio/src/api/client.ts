@@ -1,0 +1,119 @@
+/**
+ * The studio's only way out: the public /v1 API of the service that serves it, with the
+ * signed-in API key. Nothing here stores anything; the provider key passes through `refine`.
+ */
+import { ApiError, errorFromResponse, unreachable } from './api-error.js';
+import { parseSupportedProviders } from './providers.js';
+import { parseServerTiming, type RefineTiming } from './server-timing.js';
+import type { Persona, PersonaDraft } from './types.js';
+
+/** A persona as last read or written, with the ETag that a save sends back as If-Match. */
+export interface VersionedPersona {
+  persona: Persona;
+  etag: string | undefined;
+}
+
+export interface RefineRequest {
+  provider: string;
+  /** Absent only for providers that need no key. */
+  providerApiKey?: string;
+  personaId: string;
+  content: string;
+  model?: string;
+}
+
+export interface RefineOutcome {
+  response: string;
+  timing: RefineTiming | undefined;
+  /** As the browser measured it, network included. */
+  roundTripMs: number;
+}
+
+interface SendOptions {
+  body?: unknown;
+  ifMatch?: string;
+  signal?: AbortSignal;
+}
+
+export class StudioApi {
+  constructor(
+    private readonly apiKey: string,
+    /** Called on any 401: the key was revoked or is wrong, so the session is over. */
+    private readonly onUnauthorized: () => void = () => {},
+  ) {}
+
+  async listPersonas(): Promise<Persona[]> {
+    return (await this.send('GET', '/personas')).json() as Promise<Persona[]>;
+  }
+
+  async getPersona(id: string): Promise<VersionedPersona> {
+    return versioned(await this.send('GET', personaPath(id)));
+  }
+
+  async createPersona(draft: PersonaDraft): Promise<VersionedPersona> {
+    return versioned(await this.send('POST', '/personas', { body: draft }));
+  }
+
+  /** Replaces name and attributes; with an ETag, a 412 ApiError if someone else saved first. */
+  async updatePersona(id: string, draft: PersonaDraft, etag?: string): Promise<VersionedPersona> {
+    return versioned(await this.send('PATCH', personaPath(id), { body: draft, ifMatch: etag }));
+  }
+
+  async deletePersona(id: string, etag?: string): Promise<void> {
+    await this.send('DELETE', personaPath(id), { ifMatch: etag });
+  }
+
+  async refine(request: RefineRequest, signal?: AbortSignal): Promise<RefineOutcome> {
+    const started = performance.now();
+    const response = await this.send('POST', '/refine', { body: request, signal });
+    const body = (await response.json()) as { response: string };
+    return {
+      response: body.response,
+      timing: parseServerTiming(response.headers.get('server-timing')),
+      roundTripMs: performance.now() - started,
+    };
+  }
+
+  /**
+   * The providers this service supports, operator-declared ones included. There is no endpoint
+   * for the list, but the 400 for an unknown provider names them; no persona or provider is touched.
+   */
+  async supportedProviders(): Promise<string[] | undefined> {
+    const probe = { provider: '?', providerApiKey: '-', personaId: '-', content: '-' };
+    try {
+      await this.send('POST', '/refine', { body: probe });
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 400) return parseSupportedProviders(error.message);
+    }
+    return undefined;
+  }
+
+  private async send(method: string, path: string, options: SendOptions = {}): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}` };
+    if (options.body !== undefined) headers['content-type'] = 'application/json';
+    if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
+    let response: Response;
+    try {
+      response = await fetch(`/v1${path}`, {
+        method,
+        headers,
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: options.signal,
+        cache: 'no-store',
+      });
+    } catch (error) {
+      if (options.signal?.aborted) throw error;
+      throw unreachable();
+    }
+    if (response.ok) return response;
+    const error = await errorFromResponse(response);
+    if (error.status === 401) this.onUnauthorized();
+    throw error;
+  }
+}
+
+const personaPath = (id: string) => `/personas/${encodeURIComponent(id)}`;
+
+async function versioned(response: Response): Promise<VersionedPersona> {
+  return { persona: (await response.json()) as Persona, etag: response.headers.get('etag') ?? undefined };
+}

@@ -1,0 +1,15 @@
+/** The API's persona shapes (DESIGN.md §2), shared by the client and the pure modules that work on them. */
+
+/** Free-form JSON object, stored and returned verbatim by the service. */
+export type Attributes = Record<string, unknown>;
+
+export interface Persona {
+  id: string;
+  name: string;
+  attributes: Attributes;
+}
+
+export interface PersonaDraft {
+  name: string;
+  attributes: Attributes;
+}

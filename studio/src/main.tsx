@@ -1,0 +1,8 @@
+import { render } from 'preact';
+import './styles/base.css';
+import './styles/layout.css';
+import './styles/forms.css';
+import './styles/preview.css';
+import { App } from './views/app.js';
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,62 @@
+/** What a refine produced: text with its word-level diff, how long it took, or why it failed. */
+import type { ApiError } from '../api/api-error.js';
+import type { RefineOutcome } from '../api/client.js';
+import { plainError } from '../api/plain-errors.js';
+import { formatMs } from '../api/server-timing.js';
+import type { DiffPart } from './word-diff.js';
+
+/** One side of a diff: the original keeps its removed words, the refinement its added ones. */
+export function DiffText({ parts, side }: { parts: DiffPart[]; side: 'before' | 'after' }) {
+  return (
+    <div class="diff-text">
+      {parts.map((part, index) => {
+        if (part.kind === 'same') return part.text;
+        if (part.kind === 'removed') return side === 'before' ? <del key={index}>{part.text}</del> : null;
+        return side === 'after' ? <ins key={index}>{part.text}</ins> : null;
+      })}
+    </div>
+  );
+}
+
+export function DiffLegend({ removals = true }: { removals?: boolean }) {
+  return removals ? (
+    <p class="hint">
+      <del>Struck-through</del> words were removed, <ins>underlined</ins> words were added.
+    </p>
+  ) : (
+    <p class="hint">
+      <ins>Underlined</ins> words differ from the sample text.
+    </p>
+  );
+}
+
+export function Timing({ outcome }: { outcome: RefineOutcome }) {
+  const { timing, roundTripMs } = outcome;
+  const parts: string[] = [];
+  if (timing?.totalMs !== undefined) parts.push(`service ${formatMs(timing.totalMs)}`);
+  if (timing?.providerMs !== undefined) parts.push(`of which the provider ${formatMs(timing.providerMs)}`);
+  if (timing?.totalMs !== undefined && timing.providerMs !== undefined) parts.push(`overhead ${formatMs(Math.max(0, timing.totalMs - timing.providerMs))}`);
+  return (
+    <p class="timing">
+      Took {formatMs(roundTripMs)}
+      {parts.length > 0 ? ` (${parts.join(', ')})` : ''}.
+    </p>
+  );
+}
+
+export function RefineFailure({ error }: { error: ApiError }) {
+  return (
+    <div role="alert" class="error">
+      <p>{plainError(error)}</p>
+      {error.status !== 0 && (
+        <details>
+          <summary>Details</summary>
+          <p>
+            HTTP {error.status}
+            {error.source === 'provider' ? ', reported by the provider' : ''}: <code>{error.message}</code>
+          </p>
+        </details>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Sample text, provider, model and provider key, shared by Preview and Compare. The provider
+ * key lives in the app's memory only (never storage, never the URL) and leaves the page only
+ * inside POST /v1/refine.
+ */
+import { useId } from 'preact/hooks';
+import type { RefineRequest } from '../api/client.js';
+import { KEYLESS_PROVIDERS, providerName } from '../api/providers.js';
+import { describedBy } from '../fields/field-parts.js';
+
+export interface RefineSettings {
+  sample: string;
+  provider: string;
+  model: string;
+  providerKey: string;
+}
+
+export const INITIAL_SETTINGS: RefineSettings = { sample: '', provider: 'openai', model: '', providerKey: '' };
+
+/** The request for one persona, or what is missing, in words. */
+export function refineRequestFor(settings: RefineSettings, personaId: string): RefineRequest | string {
+  const provider = settings.provider.trim();
+  if (settings.sample.trim() === '') return 'Type some sample text to refine first.';
+  if (provider === '') return 'Choose a provider first.';
+  const keyless = KEYLESS_PROVIDERS.has(provider);
+  if (settings.providerKey === '' && !keyless) return `Type your ${providerName(provider)} API key first.`;
+  return {
+    provider,
+    personaId,
+    content: settings.sample,
+    ...(settings.providerKey === '' ? {} : { providerApiKey: settings.providerKey }),
+    ...(settings.model.trim() === '' ? {} : { model: settings.model.trim() }),
+  };
+}
+
+const OTHER = '__other';
+
+interface RefineSettingsFieldsProps {
+  settings: RefineSettings;
+  providers: string[];
+  onChange: (settings: RefineSettings) => void;
+}
+
+export function RefineSettingsFields({ settings, providers, onChange }: RefineSettingsFieldsProps) {
+  const id = useId();
+  const set = (change: Partial<RefineSettings>) => onChange({ ...settings, ...change });
+  const listed = providers.includes(settings.provider);
+  const keyless = KEYLESS_PROVIDERS.has(settings.provider);
+  const sampleHint = 'Text an AI wrote, to rewrite in the persona’s voice.';
+  const modelHint = 'Leave empty for the provider’s default model.';
+  const keyHint = keyless
+    ? 'This provider needs no key.'
+    : 'Kept in this tab’s memory only, never stored; sent only with refine requests to this service.';
+  return (
+    <>
+      <div class="field">
+        <label for={`${id}-sample`}>Sample text</label>
+        <p id={`${id}-sample-hint`} class="hint">
+          {sampleHint}
+        </p>
+        <textarea
+          id={`${id}-sample`}
+          rows={5}
+          value={settings.sample}
+          aria-describedby={describedBy(`${id}-sample`, sampleHint)}
+          onInput={(event) => set({ sample: event.currentTarget.value })}
+        />
+      </div>
+      <fieldset class="group provider-settings">
+        <legend>Provider, model and key</legend>
+        <div class="field">
+          <label for={`${id}-provider`}>Provider</label>
+          <select
+            id={`${id}-provider`}
+            value={listed ? settings.provider : OTHER}
+            onChange={(event) => set({ provider: event.currentTarget.value === OTHER ? '' : event.currentTarget.value })}
+          >
+            {providers.map((provider) => (
+              <option key={provider} value={provider}>
+                {providerName(provider)}
+              </option>
+            ))}
+            <option value={OTHER}>Other…</option>
+          </select>
+        </div>
+        {!listed && (
+          <div class="field">
+            <label for={`${id}-provider-id`}>Provider id</label>
+            <input
+              id={`${id}-provider-id`}
+              type="text"
+              autocomplete="off"
+              value={settings.provider}
+              onInput={(event) => set({ provider: event.currentTarget.value })}
+            />
+          </div>
+        )}
+        <div class="field">
+          <label for={`${id}-model`}>Model (optional)</label>
+          <p id={`${id}-model-hint`} class="hint">
+            {modelHint}
+          </p>
+          <input
+            id={`${id}-model`}
+            type="text"
+            autocomplete="off"
+            value={settings.model}
+            aria-describedby={describedBy(`${id}-model`, modelHint)}
+            onInput={(event) => set({ model: event.currentTarget.value })}
+          />
+        </div>
+        <div class="field">
+          <label for={`${id}-key`}>Provider API key</label>
+          <p id={`${id}-key-hint`} class="hint">
+            {keyHint}
+          </p>
+          <input
+            id={`${id}-key`}
+            type="password"
+            autocomplete="off"
+            spellcheck={false}
+            value={settings.providerKey}
+            aria-describedby={describedBy(`${id}-key`, keyHint)}
+            onInput={(event) => set({ providerKey: event.currentTarget.value })}
+          />
+        </div>
+      </fieldset>
+    </>
+  );
+}

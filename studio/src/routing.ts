@@ -1,0 +1,32 @@
+/** Views live in the URL fragment, so the service serves one index.html and Back works. */
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route = { view: 'home' } | { view: 'persona'; id: string } | { view: 'new' } | { view: 'compare' };
+
+export function parseRoute(hash: string): Route {
+  const path = hash.replace(/^#\/?/, '');
+  if (path === 'personas/new') return { view: 'new' };
+  if (path === 'compare') return { view: 'compare' };
+  const persona = /^personas\/(.+)$/.exec(path);
+  if (persona?.[1]) return { view: 'persona', id: decodeURIComponent(persona[1]) };
+  return { view: 'home' };
+}
+
+export const personaHref = (id: string) => `#/personas/${encodeURIComponent(id)}`;
+export const NEW_PERSONA_HREF = '#/personas/new';
+export const COMPARE_HREF = '#/compare';
+export const HOME_HREF = '#/';
+
+export function navigate(href: string): void {
+  window.location.hash = href;
+}
+
+export function useRoute(): Route {
+  const [route, setRoute] = useState(() => parseRoute(window.location.hash));
+  useEffect(() => {
+    const update = () => setRoute(parseRoute(window.location.hash));
+    window.addEventListener('hashchange', update);
+    return () => window.removeEventListener('hashchange', update);
+  }, []);
+  return route;
+}

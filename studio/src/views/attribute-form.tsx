@@ -1,0 +1,105 @@
+/**
+ * The attributes as a form: one control per well-known key, grouped. Every change goes through
+ * withAttribute, so keys the form does not show (and their order) are never touched.
+ */
+import type { Attributes } from '../api/types.js';
+import { EmojiField } from '../fields/emoji-field.js';
+import { ExamplesField } from '../fields/examples-field.js';
+import { LimitField } from '../fields/limit-field.js';
+import { ListField } from '../fields/list-field.js';
+import { TextField } from '../fields/text-field.js';
+import { VocabularyField } from '../fields/vocabulary-field.js';
+import { type AttributeField, FIELD_GROUPS, type FieldKind, formCanEdit, WELL_KNOWN_KEYS } from '../personas/attribute-fields.js';
+import { withAttribute } from '../personas/attributes.js';
+
+/** Controls that need the full width; the others sit two or three to a row on wide screens. */
+const WIDE_KINDS: ReadonlySet<FieldKind> = new Set(['longText', 'vocabulary', 'examples']);
+
+interface AttributeFormProps {
+  attributes: Attributes;
+  onChange: (attributes: Attributes) => void;
+  onShowJson: () => void;
+}
+
+export function AttributeForm({ attributes, onChange, onShowJson }: AttributeFormProps) {
+  const others = Object.keys(attributes).filter((key) => !WELL_KNOWN_KEYS.has(key));
+  return (
+    <div class="attribute-form">
+      {FIELD_GROUPS.map((group) => (
+        <fieldset key={group.legend} class="group">
+          <legend>{group.legend}</legend>
+          {group.fields.map((field) => (
+            <div key={field.key} class={WIDE_KINDS.has(field.kind) ? 'cell wide' : 'cell'}>
+              <AttributeControl
+                field={field}
+                value={attributes[field.key]}
+                onChange={(value) => onChange(withAttribute(attributes, field.key, value))}
+                onShowJson={onShowJson}
+              />
+            </div>
+          ))}
+        </fieldset>
+      ))}
+      <section class="group" aria-labelledby="other-attributes">
+        <h4 id="other-attributes">Other attributes</h4>
+        <p class="hint">
+          {others.length === 0
+            ? 'None. Add your own keys in the JSON view; the service passes every attribute to the model.'
+            : `Kept as they are: ${others.join(', ')}.`}{' '}
+          <button type="button" class="link" onClick={onShowJson}>
+            Edit as JSON
+          </button>
+        </p>
+      </section>
+    </div>
+  );
+}
+
+interface AttributeControlProps {
+  field: AttributeField;
+  value: unknown;
+  onChange: (value: unknown) => void;
+  onShowJson: () => void;
+}
+
+function AttributeControl({ field, value, onChange, onShowJson }: AttributeControlProps) {
+  const id = `attr-${field.key}`;
+  const { label, hint } = field;
+  if (!formCanEdit(field.kind, value)) {
+    return (
+      <div class="field">
+        <p class="label">{label}</p>
+        <p class="hint">
+          “{field.key}” holds a value this form cannot show without changing it; it is kept as it is.{' '}
+          <button type="button" class="link" onClick={onShowJson}>
+            Edit it as JSON
+          </button>
+        </p>
+      </div>
+    );
+  }
+  switch (field.kind) {
+    case 'text':
+    case 'longText':
+      return (
+        <TextField
+          id={id}
+          label={label}
+          hint={hint}
+          value={(value as string | undefined) ?? ''}
+          multiline={field.kind === 'longText'}
+          onChange={(text) => onChange(text === '' ? undefined : text)}
+        />
+      );
+    case 'list':
+      return <ListField id={id} label={label} hint={hint} value={value} onChange={onChange} />;
+    case 'limit':
+      return <LimitField id={id} label={label} hint={hint} value={value as number | undefined} onChange={onChange} />;
+    case 'emoji':
+      return <EmojiField id={id} label={label} hint={hint} value={value as boolean | string | undefined} onChange={onChange} />;
+    case 'vocabulary':
+      return <VocabularyField id={id} label={label} hint={hint} value={value as Record<string, string> | undefined} onChange={onChange} />;
+    case 'examples':
+      return <ExamplesField id={id} label={label} value={value as Attributes[] | undefined} onChange={onChange} />;
+  }
+}

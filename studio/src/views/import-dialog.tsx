@@ -1,0 +1,124 @@
+/**
+ * Import persona files (the studio's or the CLI's exports): show what each file would do, then
+ * apply it all only if no file has a problem, the way `persona-refine personas import` does.
+ */
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api/api-error.js';
+import type { StudioApi } from '../api/client.js';
+import { plainError } from '../api/plain-errors.js';
+import { type ImportStep, planImport, readPersonaFile } from '../personas/persona-files.js';
+import { Dialog } from './dialog.js';
+
+interface ImportDialogProps {
+  api: StudioApi;
+  onClose: (changed: boolean) => void;
+}
+
+const describe = (step: ImportStep): string => {
+  switch (step.action) {
+    case 'create':
+      return `Create “${step.desired.name}”`;
+    case 'update':
+      return `Update “${step.current.name}”${step.current.name === step.desired.name ? '' : ` (renamed “${step.desired.name}”)`}`;
+    case 'unchanged':
+      return `No change to “${step.current.name}”`;
+    case 'error':
+      return `Problem: ${step.problem}`;
+  }
+};
+
+export function ImportDialog({ api, onClose }: ImportDialogProps) {
+  const [steps, setSteps] = useState<ImportStep[] | undefined>(undefined);
+  const [applying, setApplying] = useState(false);
+  const [report, setReport] = useState<{ text: string; failed: boolean } | undefined>(undefined);
+  const changes = steps?.filter((step) => step.action === 'create' || step.action === 'update') ?? [];
+  const problems = steps?.filter((step) => step.action === 'error').length ?? 0;
+
+  const choose = async (files: FileList | null) => {
+    setReport(undefined);
+    setSteps(undefined);
+    const items = await Promise.all([...(files ?? [])].map(async (file) => readPersonaFile(file.name, await file.text())));
+    try {
+      // Planned against the personas as they are now, not as the list last showed them.
+      setSteps(planImport(items.flat(), await api.listPersonas()));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      setReport({ text: plainError(error), failed: true });
+    }
+  };
+
+  const apply = async () => {
+    setApplying(true);
+    let done = 0;
+    try {
+      for (const step of changes) {
+        if (step.action === 'create') await api.createPersona({ name: step.desired.name, attributes: step.desired.attributes });
+        if (step.action === 'update') await api.updatePersona(step.current.id, { name: step.desired.name, attributes: step.desired.attributes });
+        done++;
+      }
+      setReport({ text: `Imported ${done} persona${done === 1 ? '' : 's'}.`, failed: false });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      setReport({ text: `Imported ${done} of ${changes.length}, then ${changes[done]?.source} failed: ${plainError(error)}`, failed: true });
+    } finally {
+      setApplying(false);
+      setSteps(undefined);
+    }
+  };
+
+  return (
+    <Dialog
+      title="Import personas"
+      onCancel={() => onClose(report !== undefined)}
+      actions={
+        <>
+          {steps && (
+            <button type="button" disabled={applying || problems > 0 || changes.length === 0} onClick={() => void apply()}>
+              {applying ? 'Importing…' : `Import ${changes.length} change${changes.length === 1 ? '' : 's'}`}
+            </button>
+          )}
+          <button type="button" class="secondary" onClick={() => onClose(report !== undefined)}>
+            {report ? 'Close' : 'Cancel'}
+          </button>
+        </>
+      }
+    >
+      <p>Choose JSON files exported by the studio or by the CLI. A persona is matched by its id, else by its name, else created.</p>
+      <div class="field">
+        <label for="import-files">Persona files (JSON)</label>
+        <input
+          id="import-files"
+          type="file"
+          accept=".json,application/json"
+          multiple
+          onChange={(event) => void choose(event.currentTarget.files)}
+        />
+      </div>
+      {steps && (
+        <table class="plan">
+          <caption>What the import will do</caption>
+          <thead>
+            <tr>
+              <th scope="col">File</th>
+              <th scope="col">Result</th>
+            </tr>
+          </thead>
+          <tbody>
+            {steps.map((step) => (
+              <tr key={step.source} class={step.action === 'error' ? 'error' : undefined}>
+                <td>{step.source}</td>
+                <td>{describe(step)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {problems > 0 && <p role="alert" class="error">Nothing can be imported until the files with problems are fixed or left out.</p>}
+      {report && (
+        <p role={report.failed ? 'alert' : 'status'} class={report.failed ? 'error' : 'notice'}>
+          {report.text}
+        </p>
+      )}
+    </Dialog>
+  );
+}

@@ -1,0 +1,174 @@
+/** One persona: name, attributes as a form or as JSON, save (with If-Match), export, delete. */
+import type { ComponentChildren } from 'preact';
+import { useRef, useState } from 'preact/hooks';
+import type { StudioApi } from '../api/client.js';
+import type { Persona } from '../api/types.js';
+import { FieldError } from '../fields/field-parts.js';
+import { TextField } from '../fields/text-field.js';
+import { useFocusOnMount } from '../hooks.js';
+import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
+import { AttributeForm } from './attribute-form.js';
+import { Dialog } from './dialog.js';
+import { downloadText } from './download.js';
+import { JsonAttributes } from './json-attributes.js';
+import { type EditingCallbacks, usePersonaEditing } from './use-persona-editing.js';
+
+interface PersonaEditorProps extends EditingCallbacks {
+  api: StudioApi;
+  /** Undefined for a new persona. */
+  id: string | undefined;
+  onDeleted(persona: Persona): void;
+  /** Shown below the editor once the persona exists (the preview); told whether the draft has unsaved changes. */
+  children?: (saved: Persona, dirty: boolean) => ComponentChildren;
+}
+
+export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children }: PersonaEditorProps) {
+  const editing = usePersonaEditing(api, id, { onSaved, onNotice });
+  const { loaded, draft, errors } = editing;
+  const [mode, setMode] = useState<'form' | 'json'>('form');
+  const [jsonProblem, setJsonProblem] = useState<string | undefined>(undefined);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const nameInput = useRef<HTMLInputElement>(null);
+  // A new persona starts at its name; an existing one at its heading, so the page reads from the top.
+  useFocusOnMount(id === undefined ? nameInput : heading, !editing.loading);
+
+  if (editing.loading) return <p role="status">Loading…</p>;
+  if (id !== undefined && !loaded) {
+    return (
+      <section aria-labelledby="editor-heading">
+        <h2 id="editor-heading" ref={heading} tabIndex={-1}>
+          Persona
+        </h2>
+        <p role="alert" class="error">
+          {errors.general ?? errors.name ?? errors.attributes}
+        </p>
+      </section>
+    );
+  }
+
+  const showJson = () => setMode('json');
+  return (
+    <section aria-labelledby="editor-heading" class="editor">
+      <h2 id="editor-heading" ref={heading} tabIndex={-1}>
+        {loaded ? loaded.persona.name : 'New persona'}
+      </h2>
+      <form
+        noValidate
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (!jsonProblem && !editing.saving) void editing.save();
+        }}
+      >
+        <TextField
+          id="persona-name"
+          label="Name"
+          hint="Up to 200 characters."
+          value={draft.name}
+          error={errors.name}
+          inputRef={nameInput}
+          onChange={editing.setName}
+        />
+
+        <div class="attributes-header">
+          <h3 id="attributes-heading">Attributes</h3>
+          <fieldset class="mode-switch">
+            <legend>Edit attributes as</legend>
+            {(['form', 'json'] as const).map((value) => (
+              <label key={value}>
+                <input type="radio" name="attribute-mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
+                {value === 'form' ? 'Form' : 'JSON'}
+              </label>
+            ))}
+          </fieldset>
+        </div>
+        {mode === 'form' && <FieldError id="attributes" error={errors.attributes} />}
+        {mode === 'form' ? (
+          <AttributeForm attributes={draft.attributes} onChange={editing.setAttributes} onShowJson={showJson} />
+        ) : (
+          <JsonAttributes
+            attributes={draft.attributes}
+            error={errors.attributes}
+            onChange={editing.setAttributes}
+            onProblem={setJsonProblem}
+          />
+        )}
+
+        {errors.general && (
+          <p role="alert" class="error">
+            {errors.general}
+          </p>
+        )}
+        <div class="actions sticky-actions">
+          <button type="submit" disabled={editing.saving || jsonProblem !== undefined}>
+            {editing.saving ? 'Saving…' : 'Save'}
+          </button>
+          {jsonProblem && <span class="hint">Fix the JSON to save.</span>}
+          {!jsonProblem && editing.dirty && <span class="hint">Unsaved changes</span>}
+          {loaded && (
+            <>
+              <button
+                type="button"
+                class="secondary"
+                onClick={() => downloadText(fileNameFor(loaded.persona), formatPersonaFile(loaded.persona))}
+              >
+                Export JSON
+              </button>
+              <button type="button" class="danger" onClick={() => setConfirmingDelete(true)}>
+                Delete
+              </button>
+            </>
+          )}
+        </div>
+      </form>
+
+      {editing.conflict && (
+        <Dialog
+          title="Someone else changed this persona"
+          onCancel={editing.dismissConflict}
+          actions={
+            <>
+              <button type="button" onClick={() => void editing.reloadTheirs()}>
+                Reload their version
+              </button>
+              <button type="button" class="danger" onClick={() => void editing.overwrite()}>
+                Overwrite with mine
+              </button>
+              <button type="button" class="secondary" autofocus onClick={editing.dismissConflict}>
+                Keep editing
+              </button>
+            </>
+          }
+        >
+          <p>It was saved by someone else after you opened it. Reload their version (your changes are discarded), or overwrite it with yours.</p>
+        </Dialog>
+      )}
+      {confirmingDelete && loaded && (
+        <Dialog
+          title={`Delete “${loaded.persona.name}”?`}
+          onCancel={() => setConfirmingDelete(false)}
+          actions={
+            <>
+              <button
+                type="button"
+                class="danger"
+                onClick={async () => {
+                  setConfirmingDelete(false);
+                  if (await editing.remove()) onDeleted(loaded.persona);
+                }}
+              >
+                Delete persona
+              </button>
+              <button type="button" class="secondary" autofocus onClick={() => setConfirmingDelete(false)}>
+                Cancel
+              </button>
+            </>
+          }
+        >
+          <p>This cannot be undone. Applications that refine with this persona's id will get 404 errors.</p>
+        </Dialog>
+      )}
+      {loaded && children?.(loaded.persona, editing.dirty)}
+    </section>
+  );
+}

@@ -1,0 +1,122 @@
+/**
+ * The signed-in studio: header, persona list, and the view the URL names. It holds what the
+ * views share: the persona list, the provider list, and the refine settings, provider key
+ * included, which live here in memory only.
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { StudioApi } from '../api/client.js';
+import type { Persona } from '../api/types.js';
+import { BUILT_IN_PROVIDERS } from '../api/providers.js';
+import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
+import { CompareView } from '../preview/compare-view.js';
+import { PreviewPanel } from '../preview/preview-panel.js';
+import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
+import { COMPARE_HREF, HOME_HREF, navigate, personaHref, useRoute } from '../routing.js';
+import { downloadText } from './download.js';
+import { Home } from './home.js';
+import { ImportDialog } from './import-dialog.js';
+import { PersonaEditor } from './persona-editor.js';
+import { PersonaList } from './persona-list.js';
+
+interface WorkspaceProps {
+  api: StudioApi;
+  initialPersonas: Persona[] | undefined;
+  onSignOut: () => void;
+}
+
+export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
+  const route = useRoute();
+  const [personas, setPersonas] = useState(initialPersonas);
+  const [providers, setProviders] = useState<string[]>([...BUILT_IN_PROVIDERS]);
+  const [settings, setSettings] = useState<RefineSettings>(INITIAL_SETTINGS);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [importing, setImporting] = useState(false);
+  const main = useRef<HTMLElement>(null);
+
+  const reloadPersonas = () => api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
+  useEffect(() => {
+    void api.supportedProviders().then((ids) => ids && setProviders(ids));
+  }, []);
+  // Personas also change through the API and the CLI, so the list is re-read whenever the view
+  // changes; the first view uses the list that signing in just fetched.
+  const listedAtSignIn = useRef(initialPersonas !== undefined);
+  useEffect(() => {
+    if (listedAtSignIn.current) {
+      listedAtSignIn.current = false;
+      return;
+    }
+    void reloadPersonas();
+  }, [JSON.stringify(route)]);
+
+  const onSaved = (persona: Persona, created: boolean) => {
+    setPersonas((list = []) => (created ? [...list, persona] : list.map((item) => (item.id === persona.id ? persona : item))));
+    if (created) navigate(personaHref(persona.id));
+  };
+  const onDeleted = (persona: Persona) => {
+    setPersonas((list = []) => list.filter((item) => item.id !== persona.id));
+    navigate(HOME_HREF);
+  };
+  const editorProps = { api, onSaved, onDeleted, onNotice: setNotice };
+  const refineProps = { api, settings, providers, onSettings: setSettings };
+  const currentId = route.view === 'persona' ? route.id : undefined;
+
+  return (
+    <>
+      <a
+        class="skip-link"
+        href="#main"
+        onClick={(event) => {
+          // The fragment holds the route, so focus the content instead of following the link.
+          event.preventDefault();
+          main.current?.focus();
+        }}
+      >
+        Skip to content
+      </a>
+      <header class="top">
+        <h1>Persona Studio</h1>
+        <nav aria-label="Studio">
+          <a href={HOME_HREF} aria-current={route.view === 'home' ? 'page' : undefined}>
+            Personas
+          </a>
+          <a href={COMPARE_HREF} aria-current={route.view === 'compare' ? 'page' : undefined}>
+            Compare
+          </a>
+        </nav>
+        <button type="button" class="secondary" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <div class="layout">
+        <PersonaList
+          personas={personas}
+          currentId={currentId}
+          onExportAll={() => personas && downloadText(ALL_PERSONAS_FILE, formatPersonaCollection(personas))}
+          onImport={() => setImporting(true)}
+        />
+        <main id="main" ref={main} tabIndex={-1}>
+          <p role="status" class={notice ? 'notice' : 'visually-hidden'}>
+            {notice}
+          </p>
+          {route.view === 'home' && <Home />}
+          {route.view === 'new' && <PersonaEditor key="new" id={undefined} {...editorProps} />}
+          {route.view === 'persona' && (
+            <PersonaEditor key={route.id} id={route.id} {...editorProps}>
+              {(saved, dirty) => <PreviewPanel {...refineProps} persona={saved} dirty={dirty} />}
+            </PersonaEditor>
+          )}
+          {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
+        </main>
+      </div>
+      {importing && (
+        <ImportDialog
+          api={api}
+          onClose={(changed) => {
+            setImporting(false);
+            if (changed) void reloadPersonas();
+          }}
+        />
+      )}
+    </>
+  );
+}
