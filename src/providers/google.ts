@@ -1,13 +1,12 @@
-import { createGoogleGenerativeAI } from '@ai-sdk/google';
 import type { ProviderDefinition } from './provider-definition.js';
+import { googleGenerateContent } from './wire/google-generate-content.js';
 
 /** Gemini API (`POST /v1beta/models/{model}:generateContent`, `x-goog-api-key`). */
 export const google: ProviderDefinition = {
   defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
   // The alias follows Google's current Flash model, so retirements do not break a deployment.
   defaultModel: 'gemini-flash-latest',
-  languageModel: ({ apiKey, baseURL, fetch }, modelId) =>
-    createGoogleGenerativeAI({ apiKey, baseURL, fetch })(modelId),
+  wire: googleGenerateContent,
   // Google answers a bad key with 400 INVALID_ARGUMENT and reason API_KEY_INVALID in `details`.
   rejectsKey: (status, body) => status === 400 && JSON.stringify(body ?? null).includes('"API_KEY_INVALID"'),
 };

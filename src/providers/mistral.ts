@@ -1,9 +1,9 @@
-import { createMistral } from '@ai-sdk/mistral';
 import type { ProviderDefinition } from './provider-definition.js';
+import { chatCompletions } from './wire/chat-completions.js';
 
-/** Mistral chat completions (`POST /v1/chat/completions`, Bearer key). */
+/** Mistral chat completions (`POST /v1/chat/completions`, Bearer key); its error bodies are read by provider-error-body.ts. */
 export const mistral: ProviderDefinition = {
   defaultBaseUrl: 'https://api.mistral.ai/v1',
   defaultModel: 'mistral-small-latest',
-  languageModel: ({ apiKey, baseURL, fetch }, modelId) => createMistral({ apiKey, baseURL, fetch })(modelId),
+  wire: chatCompletions,
 };

@@ -3,9 +3,7 @@
  * The deadline is enforced here, not by the provider or the SDK, so a silent socket or
  * a body that stalls after the headers still ends on time.
  */
-import { generateText, type LanguageModel } from 'ai';
 import { providerError } from '../errors.js';
-import type { ProviderOptions } from './provider-definition.js';
 import { type FailureContext, type ProviderFailure, describeProviderFailure } from './provider-failure.js';
 
 /**
@@ -20,11 +18,11 @@ export class ClientAbortedError extends Error {
   }
 }
 
+/** One try at the provider: resolves with the answer's text, or throws what went wrong. */
+export type Attempt = (signal: AbortSignal) => Promise<string>;
+
 export interface AttemptPlan extends FailureContext {
-  model: LanguageModel;
-  system: string;
-  user: string;
-  providerOptions: ProviderOptions;
+  attempt: Attempt;
   signal: AbortSignal | undefined;
   /** Epoch ms after which the call is abandoned with provider_timeout. */
   deadline: number;
@@ -80,15 +78,8 @@ export async function callWithRetries(plan: AttemptPlan): Promise<{ text: string
       if (controller.signal.aborted) throw stopped();
       let failure: ProviderFailure;
       try {
-        const result = await generateText({
-          model: plan.model,
-          system: plan.system,
-          prompt: plan.user,
-          maxRetries: 0, // retries are ours: they must respect the deadline and Retry-After
-          abortSignal: controller.signal,
-          providerOptions: plan.providerOptions,
-        });
-        if (result.text.trim() !== '') return { text: result.text, attempts: attempt };
+        const text = await plan.attempt(controller.signal);
+        if (text.trim() !== '') return { text, attempts: attempt };
         failure = {
           error: providerError('provider_failed', plan.providerId, 'answered without any text'),
           retryable: false,

@@ -2,9 +2,9 @@
  * Turns whatever a provider call threw into the DomainError the caller sees,
  * and says whether another attempt could help. DESIGN.md §2 error table.
  */
-import { APICallError, JSONParseError, TypeValidationError } from 'ai';
 import { type DomainError, providerError } from '../errors.js';
 import { errorBodyMessage, parseErrorBody, retryDelayFromBody } from './provider-error-body.js';
+import { ProviderHttpError, UnusableAnswerError } from './attempts.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { cleanProviderText } from './secret-scrubber.js';
 
@@ -61,10 +61,26 @@ function retryAfterMs(headers: Record<string, string> | undefined, body: unknown
   return retryDelayFromBody(body);
 }
 
-function httpFailure(error: APICallError, status: number, context: FailureContext): ProviderFailure {
+interface ErrorAnswer {
+  status: number;
+  headers: Record<string, string> | undefined;
+  body: string | undefined;
+}
+
+const unusable = (providerId: string, status: number, reason: UnusableAnswerError['reason'] | 'unknown'): ProviderFailure => {
+  const detail = {
+    not_json: `answered with a body that is not JSON (HTTP ${status})`,
+    unexpected_shape: `answered with JSON of an unexpected shape (HTTP ${status})`,
+    unknown: `answered with an unusable response (HTTP ${status})`,
+  }[reason];
+  return { error: providerError('provider_failed', providerId, detail), retryable: false, retryAfterMs: undefined };
+};
+
+function httpFailure(answer: ErrorAnswer, context: FailureContext): ProviderFailure {
   const { providerId, apiKey } = context;
-  const body = parseErrorBody(error.responseBody);
-  const said = cleanProviderText(errorBodyMessage(body) ?? (error.message || 'no error message'), apiKey);
+  const { status } = answer;
+  const body = parseErrorBody(answer.body);
+  const said = cleanProviderText(errorBodyMessage(body) ?? 'no error message', apiKey);
   const fail = (code: Parameters<typeof providerError>[0], detail: string, retryable = false) => ({
     error: providerError(code, providerId, detail),
     retryable,
@@ -75,7 +91,7 @@ function httpFailure(error: APICallError, status: number, context: FailureContex
     return fail('provider_rejected_request', `rejected providerApiKey (HTTP ${status})`);
   }
   if (status === 429) {
-    const waitMs = retryAfterMs(error.responseHeaders, body);
+    const waitMs = retryAfterMs(answer.headers, body);
     // Our 429 always carries Retry-After (DESIGN.md §2); 1 s when the provider named none.
     const seconds = waitMs === undefined ? 1 : Math.max(1, Math.ceil(waitMs / 1000));
     const detail = `is rate limiting requests (HTTP 429): ${said}`;
@@ -90,18 +106,12 @@ function httpFailure(error: APICallError, status: number, context: FailureContex
   }
   if (status === 529) return fail('provider_failed', `is overloaded (HTTP 529): ${said}`, true);
   if (status >= 500) return fail('provider_failed', `failed (HTTP ${status}): ${said}`, true);
-  if (JSONParseError.isInstance(error.cause)) {
-    return fail('provider_failed', `answered with a body that is not JSON (HTTP ${status})`);
-  }
-  if (TypeValidationError.isInstance(error.cause)) {
-    return fail('provider_failed', `answered with JSON of an unexpected shape (HTTP ${status})`);
-  }
-  return fail('provider_failed', `answered with an unusable response (HTTP ${status})`);
+  return unusable(providerId, status, 'unknown');
 }
 
 /**
  * The failure a provider call ended in, or undefined when the error did not come from
- * the provider or the SDK talking to it (a bug of ours: let it surface as a 500).
+ * the provider or the connection to it (a bug of ours: let it surface as a 500).
  */
 export function describeProviderFailure(error: unknown, context: FailureContext): ProviderFailure | undefined {
   const reason = networkReason(error);
@@ -112,16 +122,9 @@ export function describeProviderFailure(error: unknown, context: FailureContext)
       retryAfterMs: undefined,
     };
   }
-  if (APICallError.isInstance(error)) {
-    if (error.statusCode !== undefined) return httpFailure(error, error.statusCode, context);
-    // No status: the request never got an answer, for a reason undici did not name.
-    const detail = 'could not be reached (network error)';
-    return { error: providerError('provider_failed', context.providerId, detail), retryable: true, retryAfterMs: undefined };
+  if (error instanceof ProviderHttpError) {
+    return httpFailure(error, context);
   }
-  // SDK errors (AI_*) about the provider's answer: no text, content filtered, unknown shapes.
-  if (error instanceof Error && error.name.startsWith('AI_')) {
-    const detail = `failed: ${cleanProviderText(error.message, context.apiKey)}`;
-    return { error: providerError('provider_failed', context.providerId, detail), retryable: false, retryAfterMs: undefined };
-  }
+  if (error instanceof UnusableAnswerError) return unusable(context.providerId, error.status, error.reason);
   return undefined;
 }

@@ -8,7 +8,9 @@ import { invalidRequest } from '../errors.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds } from './operator-providers.js';
+import { wireAttempt } from './attempts.js';
 import { callWithRetries } from './provider-call.js';
+import { fetchTransport, pooledTransport } from './wire/transport.js';
 import type { ProviderDefinition } from './provider-definition.js';
 
 export interface ProviderCall {
@@ -50,7 +52,7 @@ export interface ProviderBudget {
 }
 
 export interface ProviderRegistryOptions {
-  /** Replaces the global fetch (tests, a tuned undici dispatcher). */
+  /** Replaces the pooled undici client with a fetch (tests that stub the network). */
   fetch?: typeof fetch;
   /** Retries after the first attempt, for retryable failures only. Default 2. */
   maxRetries?: number;
@@ -76,7 +78,7 @@ function resolveProviders(overrides: ProviderOverrides): Map<string, ResolvedPro
   for (const id of operatorProviderIds(overrides)) {
     const baseUrl = overrides.baseUrls[id] as string;
     const model = overrides.models[id] as string;
-    providers.set(id, { definition: openAICompatible(id, baseUrl, model), baseUrl, model });
+    providers.set(id, { definition: openAICompatible(baseUrl, model), baseUrl, model });
   }
   return providers;
 }
@@ -87,10 +89,8 @@ export function createProviderRegistry(
   options: ProviderRegistryOptions = {},
 ): ProviderRegistry {
   const providers = resolveProviders(overrides);
-  // The SDK prints its warnings (e.g. "model unknown") with console.warn on every call, outside
-  // our logger and on the hot path. Off unless the app installed its own handler first.
-  (globalThis as { AI_SDK_LOG_WARNINGS?: unknown }).AI_SDK_LOG_WARNINGS ??= false;
   const maxRetries = options.maxRetries ?? 2;
+  const transport = options.fetch ? fetchTransport(options.fetch) : pooledTransport;
   const ids = [...providers.keys()];
 
   const lookup = (id: string): ResolvedProvider => {
@@ -107,15 +107,12 @@ export function createProviderRegistry(
       const { definition, baseUrl, model: defaultModel } = lookup(id);
       const model = call.model ?? defaultModel;
       const started = Date.now();
-      const connection = { apiKey: call.apiKey, baseURL: baseUrl, fetch: options.fetch };
+      const prompt = { model, system: call.system, user: call.user };
       const { text, attempts } = await callWithRetries({
         providerId: id,
         apiKey: call.apiKey,
         rejectsKey: definition.rejectsKey,
-        model: definition.languageModel(connection, model),
-        system: call.system,
-        user: call.user,
-        providerOptions: definition.providerOptions,
+        attempt: wireAttempt(definition.wire, transport, baseUrl, call.apiKey, prompt),
         signal: call.signal,
         deadline: budget.deadline,
         timeoutMs: budget.timeoutMs,

@@ -86,10 +86,10 @@ export class RefineService {
     let outcome = 'ok';
     this.metrics.refinesInFlight.inc();
     try {
-      let result = enforce(rules, await ask(prompt.user));
-      if (hasRules(rules) && needsModelRepair(result.remaining)) {
-        result = await this.repair(persona, rules, result, ask);
-      }
+      const answer = await ask(prompt.user);
+      if (!hasRules(rules)) return { response: answer, providerMs: performance.now() - started, violations: [] };
+      let result = enforce(rules, answer);
+      if (needsModelRepair(result.remaining)) result = await this.repair(persona, rules, result, ask);
       return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
     } catch (error) {
       outcome = error instanceof ClientAbortedError ? 'client_aborted' : ((error as { code?: string }).code ?? 'unknown');

@@ -22,7 +22,8 @@ describe('secrets never leave the request', () => {
           json: { provider, providerApiKey: key, personaId: persona.id, content: 'hello' },
           headers: idempotencyKey ? { 'idempotency-key': idempotencyKey } : {},
         });
-        seenResponses.push(JSON.stringify([...res.headers]) + (await res.text()));
+        const text = await res.text(); if (process.env.DEBUG_SECRETS) console.log(provider, res.status, text.slice(0, 200));
+        seenResponses.push(JSON.stringify([...res.headers]) + text);
       }
     }
     seenResponses.push(await (await f.server.request('/metrics', { key: null })).text());

@@ -30,17 +30,15 @@ function expectChatCompletions(request: RecordedRequest, model: string): void {
 }
 
 describe('what each provider receives', () => {
-  it('openai: Responses API, Bearer key, system as the first input item, nothing stored', async () => {
+  it('openai: Responses API, Bearer key, system prompt as instructions, nothing stored', async () => {
     const request = await roundTrip('openai');
     expect(request.path).toBe('/openai/v1/responses');
     expect(request.headers.authorization).toBe(`Bearer ${keyFor('openai')}`);
     expect(request.body).toMatchObject({
       model: 'gpt-5.4-mini',
       store: false,
-      input: [
-        { role: expect.stringMatching(/^(system|developer)$/), content: system },
-        { role: 'user', content: [{ type: 'input_text', text: user }] },
-      ],
+      instructions: system,
+      input: [{ role: 'user', content: [{ type: 'input_text', text: user }] }],
     });
   });
 
@@ -52,10 +50,23 @@ describe('what each provider receives', () => {
     expect(request.headers.authorization).toBeUndefined();
     expect(request.body).toMatchObject({
       model: 'claude-haiku-4-5',
-      max_tokens: expect.any(Number),
-      system: [{ type: 'text', text: system }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: user }] }],
+      max_tokens: 1024,
+      system,
+      messages: [{ role: 'user', content: user }],
     });
+  });
+
+  it('anthropic: max_tokens grows with the text and stays within the model\'s limit', async () => {
+    const long = 'word '.repeat(40_000);
+    const sent = async (model: string) => {
+      fake.reset();
+      await registryFor(fake).generate('anthropic', { ...call('anthropic', { model }), user: long }, within(5_000));
+      return (fake.requests[0]!.body as { max_tokens: number }).max_tokens;
+    };
+    expect(await sent('claude-haiku-4-5')).toBe(64_000);
+    expect(await sent('claude-3-5-haiku-latest')).toBe(8_192);
+    expect(await sent('claude-3-haiku-20240307')).toBe(4_096);
+    expect(await sent('claude-future-model')).toBe(8_192);
   });
 
   it('google: generateContent, key in x-goog-api-key (never in the URL), systemInstruction', async () => {

@@ -1,0 +1,27 @@
+import { isRecord, USER_AGENT, type WireFormat } from './wire-format.js';
+
+/** Gemini API: `POST /models/{model}:generateContent`, `x-goog-api-key`, system as `systemInstruction`. */
+export const googleGenerateContent: WireFormat = {
+  request: (apiKey, model, system, user) => ({
+    path: `/models/${encodeURIComponent(model)}:generateContent`,
+    headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json', 'user-agent': USER_AGENT },
+    body: JSON.stringify({
+      systemInstruction: { parts: [{ text: system }] },
+      contents: [{ role: 'user', parts: [{ text: user }] }],
+    }),
+  }),
+  text(answer) {
+    if (!isRecord(answer)) return undefined;
+    // A blocked prompt comes back with promptFeedback and no candidates: no text, not a broken answer.
+    if (answer.candidates === undefined && isRecord(answer.promptFeedback)) return '';
+    if (!Array.isArray(answer.candidates)) return undefined;
+    const [candidate] = answer.candidates;
+    if (!isRecord(candidate)) return undefined;
+    if (!isRecord(candidate.content)) return '';
+    const { parts } = candidate.content;
+    if (!Array.isArray(parts)) return '';
+    let text = '';
+    for (const part of parts) if (isRecord(part) && typeof part.text === 'string' && part.thought !== true) text += part.text;
+    return text;
+  },
+};

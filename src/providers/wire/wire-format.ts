@@ -1,0 +1,23 @@
+/**
+ * A provider's HTTP protocol, for the providers we call without the AI SDK.
+ * The SDK spent 1–2 ms of CPU per call (client construction, zod validation of
+ * the answer, WHATWG fetch); a wire format is a request template and a parse,
+ * a few microseconds. See BENCHMARKS.md for the measurements behind this.
+ */
+export interface WireRequest {
+  /** Appended to the provider's base URL. */
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface WireFormat {
+  request(apiKey: string, model: string, system: string, user: string): WireRequest;
+  /** The answer's text; undefined when the JSON is not of the shape this API promises. */
+  text(answer: unknown): string | undefined;
+}
+
+export const USER_AGENT = 'persona-refine/1';
+
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
