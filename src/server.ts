@@ -27,7 +27,7 @@ async function prepareStorage(config: Config): Promise<Storage> {
 }
 
 async function serve(config: Config, storage: Storage): Promise<void> {
-  const redis = config.redisUrl ? connectRedis(config.redisUrl) : undefined;
+  const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const { app } = await buildApp({ config, storage, redis });
 
   let closing = false;

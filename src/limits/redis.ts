@@ -3,10 +3,12 @@
  * down (no offline queue) so callers fall back at once instead of hanging;
  * the client keeps reconnecting in the background.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 
-export function connectRedis(url: string): Redis {
-  const redis = new Redis(url, {
+/** ioredis is loaded only when REDIS_URL is set. */
+export async function connectRedis(url: string): Promise<Redis> {
+  const { Redis: RedisClient } = await import('ioredis');
+  const redis = new RedisClient(url, {
     lazyConnect: false,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -5,9 +5,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SqliteDatabase from 'better-sqlite3';
+import type SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
-import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
 import type { Database } from './schema.js';
@@ -22,9 +21,11 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-function sqliteDialect(path: string): SqliteDialect {
+// Each engine's driver is loaded only when configured: startup time matters (DESIGN.md §7).
+async function sqliteDialect(path: string): Promise<SqliteDialect> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const database = new SqliteDatabase(path);
+  const { default: Sqlite } = await import('better-sqlite3');
+  const database = new Sqlite(path);
   // WAL + synchronous=FULL: a write that was acknowledged survives kill -9 and power loss.
   database.pragma('journal_mode = WAL');
   database.pragma('synchronous = FULL');
@@ -54,7 +55,8 @@ function withStatementCache(database: SqliteDatabase.Database): SqliteDialectCon
   } as SqliteDialectConfig['database'];
 }
 
-function postgresDialect(url: string): PostgresDialect {
+async function postgresDialect(url: string): Promise<PostgresDialect> {
+  const { default: pg } = await import('pg');
   const pool = new pg.Pool({
     connectionString: url,
     max: 20,
@@ -76,7 +78,7 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
 }
 
 export async function openStorage(config: DatabaseConfig): Promise<Storage> {
-  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.path) : postgresDialect(config.url);
+  const dialect = config.kind === 'sqlite' ? await sqliteDialect(config.path) : await postgresDialect(config.url);
   const db = new Kysely<Database>({ dialect });
   try {
     await migrateToLatest(db);

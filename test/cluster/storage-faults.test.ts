@@ -59,7 +59,7 @@ describe.skipIf(!redisAvailable)('Redis going away and coming back', () => {
   it('keeps serving on in-process limits with a warning, and shares limits again when it returns', async () => {
     const real = new URL(REDIS_TEST_URL);
     const proxy = await startTcpProxy(real.hostname, Number(real.port || 6379));
-    const redis = connectRedis(`redis://127.0.0.1:${proxy.port}`);
+    const redis = await connectRedis(`redis://127.0.0.1:${proxy.port}`);
     const server = await startTestServer({ redis, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
     try {
       expect((await server.request('/v1/personas')).status).toBe(200);

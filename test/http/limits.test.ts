@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/limits/redis.js';
 import { callerKey, startRefineFixture } from '../helpers/refine-fixture.js';
 import { REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
@@ -40,7 +40,10 @@ describe('rate limiting per API key (in-process)', () => {
 });
 
 describe.skipIf(!redisAvailable)('rate limiting through Redis', () => {
-  const redis = redisAvailable ? connectRedis(REDIS_TEST_URL) : undefined;
+  let redis: Awaited<ReturnType<typeof connectRedis>> | undefined;
+  beforeAll(async () => {
+    redis = await connectRedis(REDIS_TEST_URL);
+  });
   afterAll(() => redis?.disconnect());
 
   it('two instances share one budget per key', async () => {
@@ -63,7 +66,7 @@ describe.skipIf(!redisAvailable)('rate limiting through Redis', () => {
   });
 
   it('falls back to in-process limits and keeps serving when Redis is unreachable', async () => {
-    const dead = connectRedis('redis://127.0.0.1:1');
+    const dead = await connectRedis('redis://127.0.0.1:1');
     const server = await startTestServer({ redis: dead, env: { RATE_LIMIT_PER_MINUTE: '3' } });
     try {
       await awayFromWindowEdge();
