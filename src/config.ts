@@ -25,7 +25,7 @@ export interface Config {
   maxConcurrentRefinesPerAccount: number;
   bodyLimitBytes: number;
   shutdownGraceMs: number;
-  /** Event-loop delay beyond which requests are shed with 503. */
+  /** Event-loop delay beyond which requests are shed with 503; 0 turns that check off. */
   maxEventLoopDelayMs: number;
   logLevel: string;
   workers: number;
@@ -129,7 +129,7 @@ export function loadConfig(env: Env = process.env, cores = 1): Config {
     maxConcurrentRefinesPerAccount: integer(env, 'MAX_CONCURRENT_REFINES_PER_ACCOUNT', 256, 1, 100_000),
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
-    maxEventLoopDelayMs: integer(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1_000, 10, 60_000),
+    maxEventLoopDelayMs: integer(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1_000, 0, 60_000),
     logLevel,
     workers: workers(env, cores),
     providers,

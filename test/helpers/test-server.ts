@@ -40,7 +40,15 @@ export async function startTestServer(
   const database = options.shareDatabaseWith
     ? { url: options.shareDatabaseWith.databaseUrl, remove: async () => {} }
     : await (options.target ?? sqliteTarget).create();
-  const config = loadConfig({ LOG_LEVEL: 'info', BOOTSTRAP_API_KEY: TEST_KEY, DATABASE_URL: database.url, ...options.env });
+  // In-process, the event loop is shared with CPU-heavy test code (fast-check, the OpenAPI
+  // validator): load shedding would measure the tests, so only the test that asks for it gets it.
+  const config = loadConfig({
+    LOG_LEVEL: 'info',
+    BOOTSTRAP_API_KEY: TEST_KEY,
+    DATABASE_URL: database.url,
+    LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
+    ...options.env,
+  });
   const storage = await openStorage(config.database);
   const logs: string[] = [];
   const logStream = new Writable({
