@@ -10,6 +10,7 @@ import { buildApp } from './app.js';
 import { runSupervisor } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { connectRedis } from './limits/redis.js';
+import { closeTransportPools, warmTransport } from './providers/index.js';
 import { AccountRepository } from './storage/account-repository.js';
 import { openStorage, type Storage } from './storage/database.js';
 
@@ -41,6 +42,7 @@ async function serve(config: Config, storage: Storage): Promise<void> {
     }, config.shutdownGraceMs);
     timer.unref();
     await app.close();
+    await closeTransportPools();
     await storage.close();
     redis?.disconnect();
     process.exit(0);
@@ -49,6 +51,7 @@ async function serve(config: Config, storage: Storage): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  warmTransport();
 }
 
 async function main(): Promise<void> {

@@ -13,3 +13,4 @@ export {
   type ProviderRegistry,
   type ProviderRegistryOptions,
 } from './registry.js';
+export { closeTransportPools, warmTransport } from './wire/transport.js';

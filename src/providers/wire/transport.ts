@@ -3,7 +3,7 @@
  * keep-alive undici pool per origin, so a refine reuses a warm connection
  * instead of paying a TCP (and TLS) handshake; tests may inject a fetch.
  */
-import { Pool } from 'undici';
+import type { Pool } from 'undici';
 import type { WireRequest } from './wire-format.js';
 
 export interface HttpAnswer {
@@ -16,9 +16,19 @@ export type Transport = (baseUrl: string, request: WireRequest, signal: AbortSig
 
 const pools = new Map<string, Pool>();
 
-function poolFor(origin: string): Pool {
+// undici is a tenth of a second of startup: loaded on first use, or by warmTransport once listening.
+let undici: Promise<typeof import('undici')> | undefined;
+const loadUndici = () => (undici ??= import('undici'));
+
+/** Loads the HTTP client in the background, so the first refine does not pay for it. */
+export function warmTransport(): void {
+  void loadUndici();
+}
+
+async function poolFor(origin: string): Promise<Pool> {
   let pool = pools.get(origin);
   if (!pool) {
+    const { Pool } = await loadUndici();
     // No timeouts here: the refine deadline aborts the request, whatever the provider does.
     pool = new Pool(origin, { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
     pools.set(origin, pool);
@@ -36,7 +46,7 @@ function flatten(headers: Record<string, string | string[] | undefined>): Record
 
 export const pooledTransport: Transport = async (baseUrl, request, signal) => {
   const url = new URL(baseUrl + request.path);
-  const response = await poolFor(url.origin).request({
+  const response = await (await poolFor(url.origin)).request({
     method: 'POST',
     path: url.pathname + url.search,
     headers: request.headers,
