@@ -1,0 +1,14 @@
+/**
+ * The fake provider from test/fakes in a process of its own, so its work is
+ * neither charged to the service nor to the load generator.
+ * Usage: node fake-provider-process.js <latencyMs>; reports { url } over IPC.
+ */
+import { startFakeProviderServer } from '../test/fakes/provider-server.js';
+
+const latencyMs = Number(process.argv[2] ?? 0);
+// record: false — a load run would otherwise keep every request in memory.
+const fake = await startFakeProviderServer({ latencyMs, record: false });
+process.send?.({ url: fake.url });
+process.on('SIGTERM', () => void fake.close().finally(() => process.exit(0)));
+// Never outlive the runner, even if it dies without killing us.
+process.on('disconnect', () => process.exit(0));

@@ -1,0 +1,80 @@
+/**
+ * Cold start: from spawn() to the first answered request, median of several runs, on a
+ * fresh SQLite file (first start: migrations and the bootstrap key) and on an existing one
+ * (a restart). A bare Fastify start is measured the same way as the floor Node sets.
+ */
+import { spawn } from 'node:child_process';
+import { API_KEY, AUTH, freshSqlite } from '../fixtures.js';
+import { percentile } from '../load.js';
+import { BASELINE_ENTRY, ROOT, freePort, launchService, track, waitFor200 } from '../processes.js';
+import { type Row, type ScenarioResult, info, judged, ms } from '../report.js';
+import type { Settings } from '../settings.js';
+
+const SCENARIO = 'Cold start (SQLite)';
+/** Poll interval: the figures are accurate to about this much. */
+const POLL_MS = 5;
+
+const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+
+interface Start {
+  healthz: number;
+  authenticated: number;
+}
+
+/** One start of the service on `databaseUrl`; both probes poll in parallel from the same instant. */
+async function startOnce(databaseUrl: string): Promise<Start> {
+  const service = await launchService({ name: 'cold-start', databaseUrl, apiKey: API_KEY });
+  try {
+    const since = (probe: Promise<void>) => probe.then(() => performance.now() - service.spawnedAt);
+    const [healthz, authenticated] = await Promise.all([
+      since(waitFor200(`${service.url}/healthz`, service.child, 20_000, {}, POLL_MS)),
+      since(waitFor200(`${service.url}/v1/personas`, service.child, 20_000, AUTH, POLL_MS)),
+    ]);
+    return { healthz, authenticated };
+  } finally {
+    await service.stop();
+  }
+}
+
+async function baselineOnce(): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const child = spawn(process.execPath, [BASELINE_ENTRY, String(port)], { cwd: ROOT, stdio: 'ignore' });
+  const stop = track(child);
+  try {
+    await waitFor200(`http://127.0.0.1:${port}/`, child, 20_000, {}, POLL_MS);
+    return performance.now() - started;
+  } finally {
+    await stop();
+  }
+}
+
+export async function coldStart(s: Settings): Promise<ScenarioResult> {
+  // The runner's own first fetch() loads undici; pay that before any clock starts.
+  await fetch('http://127.0.0.1:1/').catch(() => {});
+  const fresh: Start[] = [];
+  const restart: Start[] = [];
+  const bare: number[] = [];
+  for (let i = 0; i < s.coldStartRuns; i++) {
+    const database = freshSqlite();
+    try {
+      fresh.push(await startOnce(database.url));
+      restart.push(await startOnce(database.url));
+    } finally {
+      await database.drop();
+    }
+    bare.push(await baselineOnce());
+  }
+  const runs = `median of ${s.coldStartRuns}`;
+  const rows: Row[] = [];
+  for (const [label, starts] of [['fresh database (first start)', fresh], ['existing database (restart)', restart]] as const) {
+    const healthz = median(starts.map((start) => start.healthz));
+    const authenticated = median(starts.map((start) => start.authenticated));
+    rows.push(
+      judged(SCENARIO, `${label}: spawn → first GET /healthz, ${runs}`, healthz, ms(healthz), { atMost: 1000, text: '≤ 1 s' }),
+      judged(SCENARIO, `${label}: spawn → first authenticated GET /v1/personas, ${runs}`, authenticated, ms(authenticated), { atMost: 1000, text: '≤ 1 s' }),
+    );
+  }
+  rows.push(info(SCENARIO, `bare Fastify: spawn → first GET /, ${runs}`, ms(median(bare))));
+  return { rows, notes: [`Cold-start probes poll every ${POLL_MS} ms, so those figures are accurate to about ${POLL_MS} ms.`] };
+}
