@@ -32,10 +32,10 @@ const MAX_PASSES = 4;
 
 type Fix = (rules: PersonaRules, text: string, isProtected: OverlapTest) => { text: string; count: number };
 
-const FIXES: ReadonlyArray<{ rule: 'emoji' | 'vocabulary' | 'casing'; fix: Fix }> = [
-  { rule: 'emoji', fix: fixEmoji },
-  { rule: 'vocabulary', fix: fixVocabulary },
-  { rule: 'casing', fix: fixCasing },
+const FIXES: ReadonlyArray<{ rule: 'emoji' | 'vocabulary' | 'casing'; fix: Fix; applies: (rules: PersonaRules) => boolean }> = [
+  { rule: 'emoji', fix: fixEmoji, applies: (rules) => rules.stripEmoji },
+  { rule: 'vocabulary', fix: fixVocabulary, applies: (rules) => rules.vocabulary.length > 0 },
+  { rule: 'casing', fix: fixCasing, applies: (rules) => rules.casing.length > 0 },
 ];
 
 function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
@@ -63,14 +63,19 @@ export function checkText(rules: PersonaRules, text: string): RuleViolation[] {
 
 export function applyFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
   const fixed: Record<string, number> = {};
+  const fixes = FIXES.filter(({ applies }) => applies(rules));
   let current = text;
-  for (let pass = 0; pass < MAX_PASSES; pass++) {
+  // Finding protected spans is the costly scan: redone only when a fix changed the text.
+  let isProtected: OverlapTest | undefined;
+  for (let pass = 0; pass < MAX_PASSES && fixes.length > 0; pass++) {
     const before = current;
-    for (const { rule, fix } of FIXES) {
-      const result = fix(rules, current, overlapTest(protectedSpans(rules, current)));
+    for (const { rule, fix } of fixes) {
+      isProtected ??= overlapTest(protectedSpans(rules, current));
+      const result = fix(rules, current, isProtected);
       if (result.count === 0) continue;
       fixed[rule] = (fixed[rule] ?? 0) + result.count;
       current = result.text;
+      isProtected = undefined;
     }
     if (current === before) break;
   }

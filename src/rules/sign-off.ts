@@ -13,18 +13,33 @@ import { escapeRegExp } from './word-match.js';
 const TRAILING_PUNCTUATION = /\p{P}+$/u;
 const LETTER = /[\p{L}\p{N}\p{M}]/u;
 
-/** Where the sign-off sits at the end of `text`, or null when it is missing. */
-export function signOffSpan(text: string, signOff: string): Span | null {
+// Compiling a unicode pattern costs more than running it; personas reuse their sign-off.
+const patterns = new Map<string, RegExp | null>();
+
+function signOffPattern(signOff: string): RegExp | null {
+  let pattern = patterns.get(signOff);
+  if (pattern !== undefined) return pattern;
   const words = signOff.trim().split(/\s+/u);
   const last = words.at(-1) ?? '';
-  if (last === '') return null;
-  const bare = last.replace(TRAILING_PUNCTUATION, '');
-  // A sign-off that is only punctuation ("—") keeps it; otherwise the punctuation is optional.
-  if (bare !== '' || words.length > 1) words[words.length - 1] = bare;
-  const body = words.filter((word) => word !== '').map(escapeRegExp).join(String.raw`\s+`);
-  const edge = LETTER.test(Array.from(body)[0] ?? '') ? String.raw`(?<![\p{L}\p{N}\p{M}])` : '';
-  const pattern = new RegExp(`${edge}${body}[\\p{P}\\s]*$`, 'iu');
+  if (last === '') {
+    pattern = null;
+  } else {
+    const bare = last.replace(TRAILING_PUNCTUATION, '');
+    // A sign-off that is only punctuation ("—") keeps it; otherwise the punctuation is optional.
+    if (bare !== '' || words.length > 1) words[words.length - 1] = bare;
+    const body = words.filter((word) => word !== '').map(escapeRegExp).join(String.raw`\s+`);
+    const edge = LETTER.test(Array.from(body)[0] ?? '') ? String.raw`(?<![\p{L}\p{N}\p{M}])` : '';
+    pattern = new RegExp(`${edge}${body}[\\p{P}\\s]*$`, 'iu');
+  }
+  if (patterns.size >= 1000) patterns.clear();
+  patterns.set(signOff, pattern);
+  return pattern;
+}
 
+/** Where the sign-off sits at the end of `text`, or null when it is missing. */
+export function signOffSpan(text: string, signOff: string): Span | null {
+  const pattern = signOffPattern(signOff);
+  if (pattern === null) return null;
   // Only the tail can hold it; looking there keeps the scan short on long texts.
   const from = Math.max(0, text.length - (signOff.length * 4 + 1000));
   const match = pattern.exec(text.slice(from));
