@@ -20,6 +20,7 @@ import { installMetrics } from './http/metrics-plugin.js';
 import { methodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi, openApiRoute } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { memoizedSerializerFactory } from './http/serialization.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
 import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
@@ -74,6 +75,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
     connectionTimeout: 0,
     routerOptions: { maxParamLength: 500 },
     frameworkErrors: frameworkErrorHandler(SERVICE_VERSION),
+    schemaController: { compilersFactory: { buildSerializer: memoizedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 15_000;
 

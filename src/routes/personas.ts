@@ -10,7 +10,7 @@ import {
   PersonaParams,
   UpdatePersonaBody,
 } from '../schemas/persona.js';
-import { Type } from 'typebox';
+import { Type } from '@sinclair/typebox';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';

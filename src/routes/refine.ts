@@ -1,6 +1,6 @@
 /** POST /v1/refine: HTTP only. The use case lives in RefineService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { Type } from '@sinclair/typebox';
 import { DomainError, rateLimited } from '../errors.js';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';

@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 export const NAME_MAX_LENGTH = 200;
 export const ATTRIBUTES_MAX_BYTES = 64 * 1024;

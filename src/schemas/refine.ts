@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
 export const CONTENT_MAX_LENGTH = 100_000;
 export const PROVIDER_KEY_MAX_LENGTH = 4096;
