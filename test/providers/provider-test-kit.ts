@@ -8,14 +8,17 @@ import type { FakeProviderServer } from '../fakes/provider-server.js';
 export const OPERATOR_ID = 'ollama';
 export const OPERATOR_MODEL = 'llama3.2:3b';
 
-/** Keys shaped like the real ones, so the scrubber meets what providers really echo. */
+/**
+ * Keys with the real prefixes, so the scrubber meets what providers really echo, and
+ * obviously fake bodies, so no secret scanner mistakes them for leaked keys.
+ */
 export const callerKeys: Record<string, string> = {
   openai: 'sk-proj-Q3vT9xLm2RkP8wZc4YbN7uHs',
-  anthropic: 'sk-ant-api03-Jf8Kq2Lm9Nx4Vb7Cz1Rt6Yw',
-  google: 'AIzaSyD4f7Gh2Jk9Lm3Np8Qr5St1Uv6Wx0Yz',
+  anthropic: 'sk-ant-FAKE-test-key-a1b2',
+  google: 'AIzaFAKE-test-key-g1h2i3',
   mistral: 'q7Rt2Yu8Io3Pa9Sd4Fg1Hj6Kl5Zx0Cv',
   groq: 'gsk_T4yU8iO2pA6sD9fG3hJ7kL1zX5cV',
-  deepseek: 'sk-9f8e7d6c5b4a39281706f5e4d3c2b1a0',
+  deepseek: 'sk-FAKE-test-key-d4e5f6',
   xai: 'xai-Wq2Er4Ty6Ui8Op0As1Df3Gh5Jk7Lz',
   [OPERATOR_ID]: 'local-Mn3Bv5Cx7Zl9Kj4Hg',
 };
