@@ -32,8 +32,9 @@ export interface IdempotencyOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Compared byte for byte: a retry sends the same body (the SDK does), and nothing is re-serialized. */
 function hashRequest(request: FastifyRequest): string {
-  return createHash('sha256').update(JSON.stringify(request.body ?? null)).digest('hex');
+  return createHash('sha256').update(request.rawBody ?? '').digest('hex');
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
@@ -96,7 +97,9 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
     if (!scope) return payload;
     request.idempotencyScope = null;
     const status = reply.statusCode;
-    if (status >= 500 || status === 429) {
+    // An error for a client that already left (it aborted the refine) settles nothing.
+    const clientGone = status >= 400 && request.raw.socket.destroyed;
+    if (status >= 500 || status === 429 || clientGone) {
       await store.release(scope);
       return payload;
     }

@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
-import { invalidRequest } from '../errors.js';
+import { DomainError, invalidRequest } from '../errors.js';
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 const STRICT = { protoAction: 'error', constructorAction: 'error' } as const;
@@ -23,7 +23,15 @@ export function parseJsonBody(body: string): unknown {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The body exactly as received (idempotency compares requests by it). */
+    rawBody: string | undefined;
+  }
+}
+
 export function installJsonBody(app: FastifyInstance): void {
+  app.decorateRequest('rawBody', undefined);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     if (body === '' && BODYLESS_METHODS.has(request.method)) {
@@ -31,9 +39,15 @@ export function installJsonBody(app: FastifyInstance): void {
       return;
     }
     try {
+      request.rawBody = body as string;
       done(null, parseJsonBody(body as string));
     } catch (error) {
       done(error as Error, undefined);
     }
+  });
+  // Any other media type: fine without a body (a DELETE with Content-Length: 0), else 415.
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '' && BODYLESS_METHODS.has(request.method)) done(null, undefined);
+    else done(new DomainError('unsupported_media_type', 'Content-Type must be application/json'), undefined);
   });
 }

@@ -15,6 +15,8 @@ export function normalizeName(name: string): string {
 
 function depthOf(value: unknown, limit: number): number {
   if (value === null || typeof value !== 'object') return 0;
+  // Past the limit the exact depth does not matter; recursing on would overflow the stack.
+  if (limit <= 0) return 1;
   let deepest = 0;
   for (const child of Object.values(value)) {
     const depth = depthOf(child, limit - 1);

@@ -47,6 +47,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         if (!reply.raw.writableFinished) disconnected.abort();
       };
       reply.raw.once('close', onClose);
+      // Gone already (while the body arrived or a replay waited): do not start paying the provider.
+      if (request.raw.socket.destroyed) disconnected.abort();
       try {
         const result = await refine.refine(accountId, request.body, disconnected.signal);
         const total = reply.elapsedTime;

@@ -45,6 +45,7 @@ describe.each(storageTargets)('error model and hostile input on $engine', (targe
     ['attributes as a string', '{"name":"x","attributes":"warm"}', 400, 'attributes must be an object'],
     ['attributes over 64 KiB', JSON.stringify({ name: 'x', attributes: { blob: 'a'.repeat(65 * 1024) } }), 400, /at most 64 KiB/],
     ['attributes nested too deep', `{"name":"x","attributes":${'{"a":'.repeat(40)}1${'}'.repeat(40)}}`, 400, /nested more than/],
+    ['attributes nested 150,000 levels deep', `{"name":"x","attributes":{"a":${'['.repeat(150_000)}${']'.repeat(150_000)}}}`, 400, /nested more than|not valid JSON/],
     ['invalid JSON', '{"name": "x",', 400, 'request body is not valid JSON'],
     ['a JSON array body', '[{"name":"x"}]', 400, 'request body must be a JSON object'],
     ['a JSON string body', '"x"', 400, 'request body must be a JSON object'],
@@ -77,6 +78,13 @@ describe.each(storageTargets)('error model and hostile input on $engine', (targe
     await expectError(await post('{"name":"x"}', 'text/plain'), 415, 'Content-Type must be application/json');
     await expectError(await post('name=x', 'application/x-www-form-urlencoded'), 415);
     expect(await personasNow()).toBe(snapshot);
+  });
+
+  it('a bodiless DELETE is accepted whatever its Content-Type, even with Content-Length: 0', async () => {
+    const { id } = await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Bodiless' } })).json();
+    const res = await server.request(`/v1/personas/${id}`, { method: 'DELETE', body: '', headers: { 'content-type': 'text/plain' } });
+    expect(res.status).toBe(204);
+    snapshot = await personasNow();
   });
 
   it('unknown route → 404 with the error body', async () => {

@@ -87,6 +87,32 @@ describe.each(storageTargets)('Idempotency-Key on $engine', (target) => {
     expect(f.fake.requestCount).toBe(1);
   });
 
+  it('a refine the client abandoned is not stored: the retry runs', async () => {
+    f.fake.setBehaviour('hang');
+    const controller = new AbortController();
+    const abandoned = f.server
+      .request('/v1/refine', {
+        method: 'POST',
+        json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'hello' },
+        headers: { 'idempotency-key': 'refine-abandoned' },
+        signal: controller.signal,
+      })
+      .catch(() => undefined);
+    await f.fake.waitForRequests(1);
+    controller.abort();
+    await abandoned;
+    f.fake.setBehaviour({ mode: 'ok', reply: 'ran again' });
+    let retry = await refineWithKey('refine-abandoned');
+    // The abandoned attempt may still be settling: a 409 says so, and the next try runs.
+    for (let i = 0; retry.status === 409 && i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      retry = await refineWithKey('refine-abandoned');
+    }
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBeNull();
+    expect(await retry.json()).toEqual({ response: 'ran again' });
+  });
+
   it('a provider failure is not stored: the retry calls the provider again', async () => {
     f.fake.setBehaviour('badRequest');
     expect((await refineWithKey('refine-3')).status).toBe(400);
