@@ -12,7 +12,7 @@ import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
-import { frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotency } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
 import { installLoadShedding } from './http/load-shedding.js';
@@ -67,7 +67,9 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
     bodyLimit: config.bodyLimitBytes,
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
-    return503OnClosing: true,
+    // Our own 503 while closing (request-context.ts), with Retry-After and the usual body.
+    return503OnClosing: false,
+    clientErrorHandler: clientErrorHandler(SERVICE_VERSION),
     // Longer than the usual 60 s load-balancer idle timeout, so the balancer closes first.
     keepAliveTimeout: 72_000,
     // Time to receive a whole request (not to answer it): slow-loris protection.

@@ -3,6 +3,9 @@
  * framework errors are translated into the same codes; anything else is a bug
  * and leaves as a generic 500 with the details only in the log.
  */
+import { randomUUID } from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode, errorStatus, notFound, unavailable } from '../errors.js';
 import { isStorageUnavailable } from '../storage/database.js';
@@ -50,7 +53,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
       request.log.error({ err: error }, 'unhandled error');
       return sendError(reply, new DomainError('internal', 'internal error; the request id identifies it in our logs'));
     }
-    if (domain.status >= 500) request.log.warn({ code: domain.code, msg: domain.message, cause: domain.cause }, 'request failed');
+    if (domain.status >= 500) request.log.warn({ err: domain.cause, code: domain.code, detail: domain.message }, 'request failed');
     return sendError(reply, domain);
   });
 
@@ -69,5 +72,27 @@ export function frameworkErrorHandler(serviceVersion: string) {
     reply.header('x-request-id', request.id).header('x-service-version', serviceVersion);
     const message = error.code === 'FST_ERR_BAD_URL' ? 'the URL is not validly percent-encoded' : 'the request could not be routed';
     sendError(reply, new DomainError('invalid_request', message));
+  };
+}
+
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  HPE_HEADER_OVERFLOW: [431, 'request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request was not received in time'],
+};
+
+/**
+ * Requests Node's HTTP parser rejects (malformed, oversized headers, too slow)
+ * never reach Fastify's hooks; they are answered on the socket in the same shape.
+ */
+export function clientErrorHandler(serviceVersion: string) {
+  return (error: Error & { code?: string }, socket: Socket): void => {
+    if (!socket.writable) return;
+    const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'the request is not valid HTTP'];
+    const body = JSON.stringify({ error: status, message });
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${randomUUID()}\r\n` +
+        `X-Service-Version: ${serviceVersion}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }

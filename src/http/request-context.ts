@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { unavailable } from '../errors.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -15,15 +16,16 @@ export function requestIdFor(req: IncomingMessage): string {
 }
 
 export function installRequestContext(app: FastifyInstance, serviceVersion: string): void {
+  let closing = false;
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-service-version', serviceVersion);
-    done();
+    // A new request on a kept-alive connection after shutdown began: the usual 503 shape.
+    done(closing ? unavailable('the service is shutting down; retry shortly', 1) : undefined);
   });
 
   // Shutting down: a keep-alive connection whose request finishes after close() began would
   // otherwise sit idle until its timeout and hold the process open past the grace period.
-  let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
     done();

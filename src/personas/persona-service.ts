@@ -21,7 +21,12 @@ export interface PersonaRecord {
 export interface PersonaPage {
   personas: PersonaRecord[];
   nextCursor: string | undefined;
+  /** The page size used, for the next page's link. */
+  limit: number | undefined;
 }
+
+/** Paging is on once `limit` or `cursor` is given; a cursor alone pages by this many. */
+export const DEFAULT_PAGE_SIZE = 100;
 
 const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -72,15 +77,16 @@ export class PersonaService {
   }
 
   async list(accountId: string, page: { limit?: number; cursor?: string }): Promise<PersonaPage> {
-    if (page.limit === undefined) {
+    if (page.limit === undefined && page.cursor === undefined) {
       const rows = await this.personas.listForAccount(accountId);
-      return { personas: rows.map(toRecord), nextCursor: undefined };
+      return { personas: rows.map(toRecord), nextCursor: undefined, limit: undefined };
     }
+    const limit = page.limit ?? DEFAULT_PAGE_SIZE;
     // One extra row tells whether there is a next page without a second query.
-    const rows = await this.personas.listForAccount(accountId, { afterId: page.cursor, limit: page.limit + 1 });
-    const hasMore = rows.length > page.limit;
-    const personas = rows.slice(0, page.limit).map(toRecord);
-    return { personas, nextCursor: hasMore ? personas[personas.length - 1]?.id : undefined };
+    const rows = await this.personas.listForAccount(accountId, { afterId: page.cursor, limit: limit + 1 });
+    const hasMore = rows.length > limit;
+    const personas = rows.slice(0, limit).map(toRecord);
+    return { personas, nextCursor: hasMore ? personas[personas.length - 1]?.id : undefined, limit };
   }
 
   async update(accountId: string, id: string, body: UpdatePersonaBody, ifMatch: string | undefined): Promise<PersonaRecord> {

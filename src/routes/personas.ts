@@ -59,8 +59,8 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
     handler: async (request, reply) => {
       const { limit, cursor } = request.query;
       const page = await personas.list(request.principal.accountId, { limit, cursor });
-      if (page.nextCursor !== undefined && limit !== undefined) {
-        const next = `/v1/personas?limit=${limit}&cursor=${encodeURIComponent(page.nextCursor)}`;
+      if (page.nextCursor !== undefined) {
+        const next = `/v1/personas?limit=${page.limit}&cursor=${encodeURIComponent(page.nextCursor)}`;
         reply.header('link', `<${next}>; rel="next"`);
       }
       return reply.type(JSON_TYPE).send(`[${page.personas.map(personaJson).join(',')}]`);

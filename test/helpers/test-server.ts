@@ -3,6 +3,7 @@
  * it, with its log lines captured so tests can assert what was (not) logged.
  */
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -19,6 +20,7 @@ export interface TestServer {
   url: string;
   key: string;
   databaseUrl: string;
+  app: FastifyInstance;
   storage: Storage;
   config: Config;
   logs: string[];
@@ -65,6 +67,7 @@ export async function startTestServer(
     url,
     key: TEST_KEY,
     databaseUrl: database.url,
+    app,
     storage,
     config,
     logs,

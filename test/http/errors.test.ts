@@ -87,6 +87,26 @@ describe.each(storageTargets)('error model and hostile input on $engine', (targe
     snapshot = await personasNow();
   });
 
+  it('requests the HTTP parser rejects get the error shape too: malformed → 400, huge headers → 431', async () => {
+    const { createConnection } = await import('node:net');
+    const raw = (request: string) =>
+      new Promise<string>((resolve) => {
+        const { hostname, port } = new URL(server.url);
+        const socket = createConnection({ host: hostname, port: Number(port) }, () => socket.write(request));
+        let answer = '';
+        socket.on('data', (chunk) => (answer += String(chunk)));
+        socket.on('close', () => resolve(answer));
+        socket.on('error', () => resolve(answer));
+      });
+    const malformed = await raw('GET /v1/personas HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n');
+    expect(malformed).toMatch(/^HTTP\/1\.1 400 /);
+    expect(malformed).toMatch(/x-request-id: [0-9a-f-]{36}/i);
+    expect(JSON.parse(malformed.slice(malformed.indexOf('\r\n\r\n') + 4))).toEqual({ error: 400, message: 'the request is not valid HTTP' });
+    const huge = await raw(`GET /v1/personas HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(JSON.parse(huge.slice(huge.indexOf('\r\n\r\n') + 4))).toEqual({ error: 431, message: 'request headers are too large' });
+  });
+
   it('unknown route → 404 with the error body', async () => {
     await expectError(await server.request('/v1/nope'), 404, 'no route for GET /v1/nope');
     await expectError(await server.request('/nope', { key: null }), 404);

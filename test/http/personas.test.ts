@@ -91,6 +91,19 @@ describe.each(storageTargets)('persona endpoints on $engine', (target) => {
     }
   });
 
+  it('pages from a cursor given without a limit', async () => {
+    const fresh = await startTestServer({ target });
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push((await (await fresh.request('/v1/personas', { method: 'POST', json: { name: `c${i}` } })).json()).id);
+      const res = await fresh.request(`/v1/personas?cursor=${ids[0]}`);
+      expect((await res.json()).map((p: { id: string }) => p.id)).toEqual(ids.slice(1));
+      expect(res.headers.get('link')).toBeNull();
+    } finally {
+      await fresh.close();
+    }
+  });
+
   it('patches: a present field replaces, an absent one is kept, attributes replaced whole', async () => {
     const created = await (await create({ name: 'Before', attributes: { tone: 'dry', keep: { deep: 1 } } })).json();
     const renamed = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'After' } });

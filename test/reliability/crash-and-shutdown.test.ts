@@ -1,9 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
 import { startServerProcess } from '../helpers/server-process.js';
+import { startRefineFixture } from '../helpers/refine-fixture.js';
 import { storageTargets } from '../helpers/storage-targets.js';
 
 const KEY = 'prk_crash_test_key_0123456789abcdefghijklmnopq';
@@ -52,6 +54,41 @@ describe.each(storageTargets)('crash safety on $engine', (target) => {
       }
     } finally {
       await database.remove();
+    }
+  });
+});
+
+describe('while shutting down', () => {
+  it('answers a request that still arrives with the usual 503 and Retry-After, and finishes the in-flight one', async () => {
+    const f = await startRefineFixture();
+    try {
+      const persona = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Closing' } })).json();
+      f.fake.setBehaviour({ mode: 'slow', delayMs: 500, reply: 'finished' });
+      const inFlight = f.server.request('/v1/refine', {
+        method: 'POST',
+        json: { provider: 'openai', providerApiKey: 'provider-key-closing-1', personaId: persona.id, content: 'hi' },
+      });
+      await f.fake.waitForRequests(1);
+      // A request half sent when shutdown begins (its connection is busy, so it is not closed as idle).
+      const { hostname, port } = new URL(f.server.url);
+      const socket = createConnection({ host: hostname, port: Number(port) });
+      await new Promise((r) => socket.once('connect', r));
+      let answer = '';
+      socket.on('data', (chunk) => (answer += String(chunk)));
+      socket.write('GET /v1/personas HTTP/1.1\r\nHost: x\r\n');
+      const closing = f.server.app.close();
+      await new Promise((r) => setTimeout(r, 50));
+      socket.write(`Authorization: Bearer ${f.server.key}\r\n\r\n`);
+      await new Promise((r) => socket.once('close', r));
+      expect(answer).toMatch(/^HTTP\/1\.1 503 /);
+      expect(answer).toMatch(/retry-after: 1/i);
+      expect(answer).toMatch(/x-request-id: /i);
+      expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({ error: 503, message: 'the service is shutting down; retry shortly' });
+      expect((await inFlight).status).toBe(200);
+      await closing;
+    } finally {
+      await f.fake.close();
+      await f.server.storage.close().catch(() => {});
     }
   });
 });
