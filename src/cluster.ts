@@ -26,7 +26,9 @@ export function runSupervisor(workers: number, shutdownGraceMs: number): void {
     setTimeout(() => recentDeaths--, 60_000).unref();
     const delay = Math.min(30_000, 100 * 2 ** Math.min(recentDeaths, 8));
     log('worker died; replacing it', { worker: worker.process.pid, code, signal, delayMs: delay });
-    setTimeout(fork, delay);
+    setTimeout(() => {
+      if (!stopping) fork();
+    }, delay);
   });
 
   const stop = (signal: NodeJS.Signals) => {

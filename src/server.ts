@@ -41,11 +41,17 @@ async function serve(config: Config, storage: Storage): Promise<void> {
       process.exit(1);
     }, config.shutdownGraceMs);
     timer.unref();
-    await app.close();
-    await closeTransportPools();
-    await storage.close();
-    redis?.disconnect();
-    process.exit(0);
+    let code = 0;
+    try {
+      await app.close();
+      await closeTransportPools();
+      await storage.close();
+      redis?.disconnect();
+    } catch (error) {
+      app.log.error({ err: error }, 'shutdown did not complete cleanly');
+      code = 1;
+    }
+    process.exit(code);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -5,15 +5,19 @@ export function etagFor(version: number): string {
 }
 
 /**
- * The version an If-Match header pins, `undefined` when the header is absent
- * or `*` (any current version), and `null` when it names no version this
+ * The versions an If-Match header accepts (RFC 9110 §13.1.1: a list of
+ * entity tags, compared strongly): `undefined` when the header is absent or
+ * `*` (any current version), and an empty list when it names no version this
  * resource could ever have had, which is a guaranteed mismatch.
  */
-export function versionFromIfMatch(header: string | undefined): number | undefined | null {
+export function versionsFromIfMatch(header: string | undefined): number[] | undefined {
   if (header === undefined) return undefined;
-  const value = header.trim();
-  if (value === '*') return undefined;
-  // If-Match uses strong comparison (RFC 9110 §13.1.1): weak tags never match.
-  const match = /^"(\d{1,15})"$/.exec(value);
-  return match?.[1] ? Number(match[1]) : null;
+  if (header.trim() === '*') return undefined;
+  const versions: number[] = [];
+  for (const tag of header.split(',')) {
+    // Weak tags (W/"3") never match under strong comparison.
+    const match = /^\s*"(\d{1,15})"\s*$/.exec(tag);
+    if (match?.[1]) versions.push(Number(match[1]));
+  }
+  return versions;
 }

@@ -6,7 +6,7 @@ import { notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { CreatePersonaBody, UpdatePersonaBody } from '../schemas/persona.js';
 import type { PersonaChanges, PersonaRepository, PersonaRow } from '../storage/persona-repository.js';
-import { etagFor, versionFromIfMatch } from './etag.js';
+import { etagFor, versionsFromIfMatch } from './etag.js';
 import { normalizeName, serializeAttributes } from './persona-rules.js';
 
 export interface PersonaRecord {
@@ -93,9 +93,9 @@ export class PersonaService {
     const changes: PersonaChanges = {};
     if (body.name !== undefined) changes.name = normalizeName(body.name);
     if (body.attributes !== undefined) changes.attributes = serializeAttributes(body.attributes);
-    const expected = versionFromIfMatch(ifMatch);
+    const expected = versionsFromIfMatch(ifMatch);
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
-    if (expected === null) {
+    if (expected?.length === 0) {
       await this.get(accountId, id);
       throw mismatch();
     }
@@ -107,8 +107,8 @@ export class PersonaService {
 
   async delete(accountId: string, id: string, ifMatch: string | undefined): Promise<void> {
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
-    const expected = versionFromIfMatch(ifMatch);
-    if (expected === null) {
+    const expected = versionsFromIfMatch(ifMatch);
+    if (expected?.length === 0) {
       await this.get(accountId, id);
       throw mismatch();
     }

@@ -5,6 +5,7 @@
 import { type DomainError, providerError } from '../errors.js';
 import { errorBodyMessage, parseErrorBody, retryDelayFromBody } from './provider-error-body.js';
 import { ProviderHttpError, UnusableAnswerError } from './attempts.js';
+import { AnswerTooLargeError } from './wire/transport.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { cleanProviderText } from './secret-scrubber.js';
 
@@ -126,5 +127,8 @@ export function describeProviderFailure(error: unknown, context: FailureContext)
     return httpFailure(error, context);
   }
   if (error instanceof UnusableAnswerError) return unusable(context.providerId, error.status, error.reason);
+  if (error instanceof AnswerTooLargeError) {
+    return { error: providerError('provider_failed', context.providerId, 'answered with more than 8 MiB'), retryable: false, retryAfterMs: undefined };
+  }
   return undefined;
 }

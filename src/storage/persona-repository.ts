@@ -51,22 +51,22 @@ export class PersonaRepository {
     id: string,
     changes: PersonaChanges,
     updatedAt: string,
-    expectedVersion?: number,
+    expectedVersions?: number[],
   ): Promise<UpdateOutcome> {
     let query = this.db
       .updateTable('personas')
       .set((eb) => ({ ...changes, updated_at: updatedAt, version: eb('version', '+', 1) }))
       .where('account_id', '=', accountId)
       .where('id', '=', id);
-    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
     const row = await query.returningAll().executeTakeFirst();
     if (row) return { status: 'updated', row };
     return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
   }
 
-  async delete(accountId: string, id: string, expectedVersion?: number): Promise<DeleteOutcome> {
+  async delete(accountId: string, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
     let query = this.db.deleteFrom('personas').where('account_id', '=', accountId).where('id', '=', id);
-    if (expectedVersion !== undefined) query = query.where('version', '=', expectedVersion);
+    if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
     const result = await query.executeTakeFirst();
     if (result.numDeletedRows > 0n) return { status: 'deleted' };
     return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };

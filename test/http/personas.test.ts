@@ -122,14 +122,20 @@ describe.each(storageTargets)('persona endpoints on $engine', (target) => {
     const etag = res.headers.get('etag')!;
     const ok = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G2' }, headers: { 'if-match': etag } });
     expect(ok.status).toBe(200);
-    const stale = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G3' }, headers: { 'if-match': etag } });
-    expect(stale.status).toBe(412);
-    expect(await stale.json()).toEqual({ error: 412, message: expect.stringContaining('If-Match') });
+    const outdated = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G3' }, headers: { 'if-match': etag } });
+    expect(outdated.status).toBe(412);
+    expect(await outdated.json()).toEqual({ error: 412, message: expect.stringContaining('If-Match') });
     expect((await (await server.request(`/v1/personas/${created.id}`)).json()).name).toBe('G2');
     const weak = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G4' }, headers: { 'if-match': `W/${ok.headers.get('etag')}` } });
     expect(weak.status).toBe(412);
     const any = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G5' }, headers: { 'if-match': '*' } });
     expect(any.status).toBe(200);
+    // A list of tags matches when any of them is current (RFC 9110).
+    const current = any.headers.get('etag')!;
+    const listed = await server.request(`/v1/personas/${created.id}`, { method: 'PATCH', json: { name: 'G6' }, headers: { 'if-match': `"999", ${current}` } });
+    expect(listed.status).toBe(200);
+    const stale = await server.request(`/v1/personas/${created.id}`, { method: 'DELETE', headers: { 'if-match': `"998", "999"` } });
+    expect(stale.status).toBe(412);
   });
 
   it('deletes: 204 with an empty body, then 404 for GET, PATCH and a second DELETE', async () => {

@@ -14,7 +14,8 @@ export interface HttpAnswer {
 
 export type Transport = (baseUrl: string, request: WireRequest, signal: AbortSignal) => Promise<HttpAnswer>;
 
-const pools = new Map<string, Pool>();
+// One pool per origin; the promise is stored so concurrent first calls share it.
+const pools = new Map<string, Promise<Pool>>();
 
 // undici is a tenth of a second of startup: loaded on first use, or by warmTransport once listening.
 let undici: Promise<typeof import('undici')> | undefined;
@@ -25,16 +26,18 @@ export function warmTransport(): void {
   void loadUndici();
 }
 
-async function poolFor(origin: string): Promise<Pool> {
+function poolFor(origin: string): Promise<Pool> {
   let pool = pools.get(origin);
   if (!pool) {
-    const { Pool } = await loadUndici();
     // No timeouts here: the refine deadline aborts the request, whatever the provider does.
-    pool = new Pool(origin, { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+    pool = loadUndici().then(({ Pool }) => new Pool(origin, { keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 }));
     pools.set(origin, pool);
   }
   return pool;
 }
+
+/** A provider answer larger than this is not a rewrite of at most 100,000 characters. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
@@ -53,8 +56,26 @@ export const pooledTransport: Transport = async (baseUrl, request, signal) => {
     body: request.body,
     signal,
   });
-  return { status: response.statusCode, headers: flatten(response.headers), body: await response.body.text() };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ANSWER_BYTES) {
+      response.body.destroy();
+      throw new AnswerTooLargeError();
+    }
+    chunks.push(chunk);
+  }
+  return { status: response.statusCode, headers: flatten(response.headers), body: Buffer.concat(chunks).toString('utf8') };
 };
+
+/** The provider sent more than any rewrite could need; treated as an unusable answer. */
+export class AnswerTooLargeError extends Error {
+  constructor() {
+    super(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
+    this.name = 'AnswerTooLargeError';
+  }
+}
 
 export function fetchTransport(fetchImpl: typeof fetch): Transport {
   return async (baseUrl, request, signal) => {
@@ -64,6 +85,7 @@ export function fetchTransport(fetchImpl: typeof fetch): Transport {
 }
 
 export async function closeTransportPools(): Promise<void> {
-  await Promise.all([...pools.values()].map((pool) => pool.close()));
+  const open = [...pools.values()];
   pools.clear();
+  await Promise.all(open.map(async (pool) => (await pool).close()));
 }
