@@ -21,10 +21,4 @@ export class ConcurrencyLimiter {
       else this.inFlight.set(key, left);
     };
   }
-
-  total(): number {
-    let sum = 0;
-    for (const n of this.inFlight.values()) sum += n;
-    return sum;
-  }
 }

@@ -33,4 +33,3 @@ export const providerErrors = {
   504: errorResponse('The provider did not answer in time'),
 };
 
-export { errorResponse };

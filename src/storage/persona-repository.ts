@@ -71,9 +71,4 @@ export class PersonaRepository {
     if (result.numDeletedRows > 0n) return { status: 'deleted' };
     return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
   }
-
-  async count(): Promise<number> {
-    const row = await this.db.selectFrom('personas').select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
 }
