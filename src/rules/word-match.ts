@@ -48,6 +48,37 @@ function phraseBody(phrase: string): string {
   return collapseWhitespace(phrase).split(' ').map(escapeRegExp).join(GAP);
 }
 
+interface Matcher {
+  order: { phrase: string; index: number }[];
+  pattern: RegExp;
+}
+
+/**
+ * Compiling the alternation costs more than running it, and a persona's lists are
+ * the same on every request: matchers are kept per list. Single-threaded use, so
+ * sharing one stateful (`g`) pattern is safe as long as `lastIndex` is reset.
+ */
+const matchers = new Map<string, Matcher | null>();
+
+function matcherFor(phrases: readonly string[]): Matcher | null {
+  const key = phrases.join('\u0000');
+  let matcher = matchers.get(key);
+  if (matcher !== undefined) return matcher;
+  const order = phrases
+    .map((phrase, index) => ({ phrase, index }))
+    .filter(({ phrase }) => phrase.trim() !== '')
+    .sort((a, b) => b.phrase.length - a.phrase.length);
+  if (order.length === 0) {
+    matcher = null;
+  } else {
+    const alternatives = order.map(({ phrase }) => `(${phraseBody(phrase)})`).join('|');
+    matcher = { order, pattern: new RegExp(`${START_EDGE}(?:${alternatives})${END_EDGE}`, 'giu') };
+  }
+  if (matchers.size >= 1000) matchers.clear();
+  matchers.set(key, matcher);
+  return matcher;
+}
+
 /**
  * Every non-overlapping occurrence of any of the phrases, left to right, skipping
  * occurrences that touch a protected span. Where two phrases start at the same place
@@ -58,13 +89,10 @@ export function findPhrases(
   phrases: readonly string[],
   isProtected: OverlapTest,
 ): PhraseMatch[] {
-  const order = phrases
-    .map((phrase, index) => ({ phrase, index }))
-    .filter(({ phrase }) => phrase.trim() !== '')
-    .sort((a, b) => b.phrase.length - a.phrase.length);
-  if (order.length === 0) return [];
-  const alternatives = order.map(({ phrase }) => `(${phraseBody(phrase)})`).join('|');
-  const pattern = new RegExp(`${START_EDGE}(?:${alternatives})${END_EDGE}`, 'giu');
+  const matcher = matcherFor(phrases);
+  if (matcher === null) return [];
+  const { order, pattern } = matcher;
+  pattern.lastIndex = 0;
 
   const matches: PhraseMatch[] = [];
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
