@@ -26,9 +26,10 @@ import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/rate-limiter.js';
 import { createMetrics } from './metrics.js';
-import { PersonaCheck } from './personas/persona-check.js';
+import { PersonaCheck } from './refine/persona-check.js';
 import { PersonaService } from './personas/persona-service.js';
 import { createProviderRegistry } from './providers/index.js';
+import { CompiledPersonas } from './refine/compiled-personas.js';
 import { RefineService } from './refine/refine-service.js';
 import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
@@ -86,7 +87,8 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   const accounts = new AccountService(accountRepository);
   const authenticator = new Authenticator(accountRepository);
   const personas = new PersonaService(new PersonaRepository(storage.db));
-  const refine = new RefineService(personas, createProviderRegistry(config.providers), config.providerTimeoutMs, metrics);
+  const compiledPersonas = new CompiledPersonas(personas);
+  const refine = new RefineService(compiledPersonas, createProviderRegistry(config.providers), config.providerTimeoutMs, metrics);
   const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
@@ -124,7 +126,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
         metrics,
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
       });
-      await v1.register(checkRoutes, { checker: new PersonaCheck(personas) });
+      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
     },
     { prefix: '/v1' },
   );

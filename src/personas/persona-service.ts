@@ -70,12 +70,6 @@ export class PersonaService {
     return toRecord(row);
   }
 
-  /** The persona's name and parsed attributes, for refinement. */
-  async getDefinition(accountId: string, id: string): Promise<{ name: string; attributes: Record<string, unknown> }> {
-    const record = await this.get(accountId, id);
-    return { name: record.name, attributes: JSON.parse(record.attributesJson) as Record<string, unknown> };
-  }
-
   async list(accountId: string, page: { limit?: number; cursor?: string }): Promise<PersonaPage> {
     if (page.limit === undefined && page.cursor === undefined) {
       const rows = await this.personas.listForAccount(accountId);

@@ -24,7 +24,8 @@ export function buildRefinePrompt(persona: RefinePersona, content: string): Refi
 // ---------------------------------------------------------------------------
 // System message
 
-function buildSystemMessage({ name, attributes }: RefinePersona): string {
+/** Depends only on the persona, so callers may build it once per persona version. */
+export function buildSystemMessage({ name, attributes }: RefinePersona): string {
   const examplePairs = asExamplePairs(attributes.examples);
   const lines = [
     'You are a writing assistant. Rewrite the text you are given so it sounds like the persona below.',
@@ -214,7 +215,7 @@ function hasValue(value: unknown): boolean {
 // ---------------------------------------------------------------------------
 // User message: the content, verbatim, inside delimiters it cannot close.
 
-function buildUserMessage(content: string): string {
+export function buildUserMessage(content: string): string {
   const id = delimiterId(content);
   return [
     `Rewrite the text inside the ${REWRITE_TAG} element with id "${id}" below.`,

@@ -6,20 +6,12 @@
  */
 import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { PersonaService } from '../personas/persona-service.js';
 import { ClientAbortedError, type ProviderRegistry } from '../providers/index.js';
-import {
-  enforce,
-  hasRules,
-  needsModelRepair,
-  type PersonaRules,
-  repairInstructions,
-  type RuleViolation,
-  rulesFromAttributes,
-} from '../rules/index.js';
+import { enforce, hasRules, needsModelRepair, repairInstructions, type RuleViolation } from '../rules/index.js';
 import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
-import { buildRefinePrompt } from './prompt.js';
+import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
+import { buildUserMessage } from './prompt.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
 export const RULES_PROVIDER = 'rules';
@@ -32,14 +24,9 @@ export interface RefineResult {
   violations: RuleViolation[];
 }
 
-interface Persona {
-  name: string;
-  attributes: Record<string, unknown>;
-}
-
 export class RefineService {
   constructor(
-    private readonly personas: PersonaService,
+    private readonly personas: CompiledPersonas,
     private readonly providers: ProviderRegistry,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
@@ -53,32 +40,29 @@ export class RefineService {
     if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
       throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
     }
-    const persona = await this.personas.getDefinition(accountId, body.personaId);
-    const rules = rulesFromAttributes(persona.attributes);
+    const persona = await this.personas.get(accountId, body.personaId);
     if (body.provider === RULES_PROVIDER) {
-      const { text, remaining } = enforce(rules, body.content);
+      const { text, remaining } = enforce(persona.rules, body.content);
       return { response: text, providerMs: 0, violations: remaining };
     }
     if (body.providerApiKey === undefined) {
       throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
     }
-    return this.throughProvider(persona, rules, { ...body, providerApiKey: body.providerApiKey }, signal);
+    return this.throughProvider(persona, { ...body, providerApiKey: body.providerApiKey }, signal);
   }
 
   private async throughProvider(
-    persona: Persona,
-    rules: PersonaRules,
+    persona: CompiledPersona,
     body: RefineBody & { providerApiKey: string },
     signal: AbortSignal,
   ): Promise<RefineResult> {
     const deadline = Date.now() + this.timeoutMs;
     const started = performance.now();
-    const prompt = buildRefinePrompt(persona, body.content);
     const ask = async (user: string) =>
       cleanModelOutput(
         (await this.providers.generate(
           body.provider,
-          { apiKey: body.providerApiKey, model: body.model, system: prompt.system, user, signal },
+          { apiKey: body.providerApiKey, model: body.model, system: persona.system, user, signal },
           { deadline, timeoutMs: this.timeoutMs },
         )).text,
       );
@@ -86,10 +70,10 @@ export class RefineService {
     let outcome = 'ok';
     this.metrics.refinesInFlight.inc();
     try {
-      const answer = await ask(prompt.user);
-      if (!hasRules(rules)) return { response: answer, providerMs: performance.now() - started, violations: [] };
-      let result = enforce(rules, answer);
-      if (needsModelRepair(result.remaining)) result = await this.repair(persona, rules, result, ask);
+      const answer = await ask(buildUserMessage(body.content));
+      if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [] };
+      let result = enforce(persona.rules, answer);
+      if (needsModelRepair(result.remaining)) result = await this.repair(persona, result, ask);
       return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
     } catch (error) {
       outcome = error instanceof ClientAbortedError ? 'client_aborted' : ((error as { code?: string }).code ?? 'unknown');
@@ -108,15 +92,13 @@ export class RefineService {
    * first answer stands and its violations are reported.
    */
   private async repair(
-    persona: Persona,
-    rules: PersonaRules,
+    persona: CompiledPersona,
     first: ReturnType<typeof enforce>,
     ask: (user: string) => Promise<string>,
   ): Promise<ReturnType<typeof enforce>> {
     const instructions = repairInstructions(first.remaining, first.text);
-    const { user } = buildRefinePrompt(persona, first.text);
     try {
-      const second = enforce(rules, await ask(`${instructions}\n\n${user}`));
+      const second = enforce(persona.rules, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`));
       return second.remaining.length <= first.remaining.length ? second : first;
     } catch (error) {
       if (error instanceof ClientAbortedError) throw error;

@@ -1,6 +1,6 @@
 /** POST /v1/check: lint text against a persona's rules. HTTP only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { PersonaCheck } from '../personas/persona-check.js';
+import type { PersonaCheck } from '../refine/persona-check.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
 

@@ -107,6 +107,15 @@ describe('persona rules enforced after generation', () => {
     expect(f.fake.requestCount).toBe(0);
   });
 
+  it('a persona edit applies to the very next refine (nothing derived from the old version is reused)', async () => {
+    const { id } = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Evolving', attributes: { vocabulary: { clients: 'partners' } } } })).json();
+    const rulesRefine = async () =>
+      (await (await f.server.request('/v1/refine', { method: 'POST', json: { provider: 'rules', personaId: id, content: 'Dear clients' } })).json()).response;
+    expect(await rulesRefine()).toBe('Dear partners');
+    await f.server.request(`/v1/personas/${id}`, { method: 'PATCH', json: { attributes: { vocabulary: { clients: 'friends' } } } });
+    expect(await rulesRefine()).toBe('Dear friends');
+  });
+
   it('every other provider still requires providerApiKey', async () => {
     const res = await f.server.request('/v1/refine', { method: 'POST', json: { provider: 'openai', personaId, content: 'x' } });
     expect(res.status).toBe(400);
