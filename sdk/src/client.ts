@@ -50,11 +50,22 @@ export class PersonaRefine {
 
   /** Rewrites `content` in the persona's voice through `provider`, paid with `providerApiKey`. */
   async refine(input: RefineInput, options?: PostOptions): Promise<RefineResult> {
-    return (await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options)).body;
+    const { body, headers } = await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options);
+    return Object.defineProperty(body, 'violations', { value: parseViolations(headers.get('x-persona-violations')), enumerable: false });
   }
 
   /** Lints `content` against the persona's rules, without a provider; changes nothing. */
   async check(input: CheckInput, options?: CallOptions): Promise<CheckResult> {
     return (await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options)).body;
   }
+}
+
+/** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`. */
+function parseViolations(header: string | null): Record<string, number> {
+  const violations: Record<string, number> = {};
+  for (const pair of (header ?? '').split(',')) {
+    const [rule, count] = pair.split('=');
+    if (rule?.trim() && Number.isFinite(Number(count))) violations[rule.trim()] = Number(count);
+  }
+  return violations;
 }

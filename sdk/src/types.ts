@@ -12,7 +12,14 @@ export type CreatePersonaInput = JsonOf<paths['/v1/personas']['post']['requestBo
 /** A field present replaces the stored one; a field absent is kept; `attributes` is replaced whole. */
 export type UpdatePersonaInput = JsonOf<paths['/v1/personas/{id}']['patch']['requestBody']>;
 export type RefineInput = JsonOf<paths['/v1/refine']['post']['requestBody']>;
-export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>;
+export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]> & {
+  /**
+   * The persona's rules still broken after the service's fixes and its one repair call, from
+   * `X-Persona-Violations` (e.g. `{ avoid: 1, maxWords: 1 }`); `{}` when none. Not enumerable,
+   * so the result still serializes as `{ response }`.
+   */
+  readonly violations: Readonly<Record<string, number>>;
+};
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
 export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]>;
 

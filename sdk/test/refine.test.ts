@@ -25,6 +25,15 @@ describe('client.refine against a real server and a fake provider', () => {
   });
   beforeEach(() => fake.reset());
 
+  it('exposes the rules still broken as result.violations, without changing the body', async () => {
+    const strict = await client.personas.create({ name: 'Strict', attributes: { avoid: ['synergy'], maxWords: 2 } });
+    const result = await client.refine({ provider: 'rules', personaId: strict.id, content: 'Pure synergy, every day.' });
+    expect(result).toEqual({ response: 'Pure synergy, every day.' });
+    expect(result.violations).toEqual({ avoid: 1, maxWords: 1 });
+    const clean = await client.refine({ provider: 'rules', personaId: strict.id, content: 'Hello there.' });
+    expect(clean.violations).toEqual({});
+  });
+
   it('returns exactly { response }', async () => {
     fake.setBehaviour({ mode: 'ok', reply: 'Good news: your refund is on its way.' });
     expect(await client.refine(input())).toEqual({ response: 'Good news: your refund is on its way.' });
