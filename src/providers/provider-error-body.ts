@@ -8,10 +8,7 @@
  *   FastAPI-based servers (vLLM):               { "detail": "…" | [{ "loc", "msg" }] }
  */
 
-type Json = Record<string, unknown>;
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isJsonObject } from '../json-object.js';
 
 export function parseErrorBody(text: string | undefined): unknown {
   if (text === undefined || text.trim() === '') return undefined;
@@ -26,7 +23,7 @@ function detailMessage(detail: unknown): string | undefined {
   if (typeof detail === 'string') return detail;
   if (!Array.isArray(detail)) return undefined;
   const parts = detail
-    .filter(isObject)
+    .filter(isJsonObject)
     .map((item) => {
       const where = Array.isArray(item.loc) ? `${item.loc.join('.')}: ` : '';
       return typeof item.msg === 'string' ? `${where}${item.msg}` : undefined;
@@ -37,12 +34,12 @@ function detailMessage(detail: unknown): string | undefined {
 
 /** The human-readable message in a provider's error body, if it has one. */
 export function errorBodyMessage(body: unknown): string | undefined {
-  if (!isObject(body)) return undefined;
-  if (isObject(body.error) && typeof body.error.message === 'string') return body.error.message;
+  if (!isJsonObject(body)) return undefined;
+  if (isJsonObject(body.error) && typeof body.error.message === 'string') return body.error.message;
   if (typeof body.error === 'string') return body.error;
   if (typeof body.message === 'string') return body.message;
   // Mistral wraps request validation errors: { "message": { "detail": [...] } }.
-  if (isObject(body.message)) return detailMessage(body.message.detail);
+  if (isJsonObject(body.message)) return detailMessage(body.message.detail);
   return detailMessage(body.detail);
 }
 
@@ -51,9 +48,9 @@ export function errorBodyMessage(body: unknown): string | undefined {
  * { "@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "7s" } in `details`.
  */
 export function retryDelayFromBody(body: unknown): number | undefined {
-  if (!isObject(body) || !isObject(body.error) || !Array.isArray(body.error.details)) return undefined;
+  if (!isJsonObject(body) || !isJsonObject(body.error) || !Array.isArray(body.error.details)) return undefined;
   for (const detail of body.error.details) {
-    if (!isObject(detail) || typeof detail.retryDelay !== 'string') continue;
+    if (!isJsonObject(detail) || typeof detail.retryDelay !== 'string') continue;
     const match = /^(\d+(?:\.\d+)?)s$/.exec(detail.retryDelay);
     if (match?.[1]) return Number(match[1]) * 1000;
   }

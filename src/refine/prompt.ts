@@ -4,6 +4,8 @@
  * Pure and deterministic (snapshot-tested), and cheap: it runs on every refine request.
  */
 
+import { isJsonObject } from '../json-object.js';
+
 export interface RefinePersona {
   name: string;
   attributes: Record<string, unknown>;
@@ -75,7 +77,7 @@ const quotedTerms: Render = (label, value) => {
 };
 
 const preferredTerms: Render = (label, value) => {
-  if (!isPlainObject(value)) return quotedTerms(label, value);
+  if (!isJsonObject(value)) return quotedTerms(label, value);
   const pairs = Object.entries(value);
   if (!pairs.every((pair): pair is [string, string] => typeof pair[1] === 'string')) return undefined;
   return [`${label}:`, ...pairs.map(([from, to]) => `- use ${quote(to)} instead of ${quote(from)}`)];
@@ -138,7 +140,7 @@ type ExamplePair = { before: string; after: string } & Record<string, unknown>;
 
 function asExamplePairs(value: unknown): ExamplePair[] | undefined {
   const isPair = (item: unknown): item is ExamplePair =>
-    isPlainObject(item) && typeof item.before === 'string' && typeof item.after === 'string';
+    isJsonObject(item) && typeof item.before === 'string' && typeof item.after === 'string';
   return Array.isArray(value) && value.length > 0 && value.every(isPair) ? value : undefined;
 }
 
@@ -198,9 +200,6 @@ const isMultiline = (value: unknown): value is string => typeof value === 'strin
 const isStringArray = (value: unknown): value is string[] =>
   Array.isArray(value) && value.every((item) => typeof item === 'string');
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isNonEmptyContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null && Object.keys(value).length > 0;

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type PersonaRecord, type PersonaService, personaJson } from '../personas/persona-service.js';
-import { commonErrors, idempotencyErrors, notFoundError, preconditionError } from '../schemas/common.js';
+import { commonErrors, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, notFoundError, preconditionError } from '../schemas/common.js';
 import {
   CreatePersonaBody,
   ListPersonasQuery,
@@ -37,7 +37,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       tags: ['personas'],
       summary: 'Create a persona',
       security,
-      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+      headers: IdempotencyHeaders,
       body: CreatePersonaBody,
       response: { 201: { description: 'Created', ...personaRef }, ...commonErrors, ...idempotencyErrors },
     },
@@ -86,7 +86,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       description: 'A field present replaces the stored one; a field absent is kept. `attributes` is replaced whole.',
       security,
       params: PersonaParams,
-      headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+      headers: IfMatchHeaders,
       body: UpdatePersonaBody,
       response: { 200: { description: 'The updated persona', ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
@@ -103,7 +103,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       summary: 'Delete a persona',
       security,
       params: PersonaParams,
-      headers: Type.Object({ 'if-match': Type.Optional(Type.String()) }),
+      headers: IfMatchHeaders,
       response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
     handler: async (request, reply) => {

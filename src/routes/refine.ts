@@ -1,6 +1,5 @@
 /** POST /v1/refine: HTTP only. The use case lives in RefineService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { DomainError, rateLimited } from '../errors.js';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
@@ -8,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 import { ClientAbortedError } from '../providers/index.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
-import { commonErrors, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
+import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { RefineBody, RefineResponse } from '../schemas/refine.js';
 
 export interface RefineRouteOptions {
@@ -30,7 +29,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         '(e.g. `avoid=1,maxWords=1`) when the persona\'s rules are still broken after the fixes and one repair call. ' +
         'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`.',
       security: [{ bearerAuth: [] }],
-      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255 })) }),
+      headers: IdempotencyHeaders,
       body: RefineBody,
       response: { 200: { description: 'The refined text', ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
     },

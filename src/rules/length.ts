@@ -77,27 +77,12 @@ export function lengthViolations(
   if (rules.maxWords === null && rules.maxSentences === null) return [];
   const prose = proseForCounting(text, spans);
   const violations: RuleViolation[] = [];
-  if (rules.maxWords !== null) {
-    const words = countWords(prose);
-    if (words > rules.maxWords) {
-      violations.push({
-        rule: 'maxWords',
-        message: `has ${words} words; the limit is ${rules.maxWords}`,
-        start: 0,
-        end: text.length,
-      });
+  const over = (rule: 'maxWords' | 'maxSentences', count: number, limit: number, unit: string) => {
+    if (count > limit) {
+      violations.push({ rule, message: `has ${count} ${unit}; the limit is ${limit}`, start: 0, end: text.length });
     }
-  }
-  if (rules.maxSentences !== null) {
-    const sentences = countSentences(prose);
-    if (sentences > rules.maxSentences) {
-      violations.push({
-        rule: 'maxSentences',
-        message: `has ${sentences} sentences; the limit is ${rules.maxSentences}`,
-        start: 0,
-        end: text.length,
-      });
-    }
-  }
+  };
+  if (rules.maxWords !== null) over('maxWords', countWords(prose), rules.maxWords, 'words');
+  if (rules.maxSentences !== null) over('maxSentences', countSentences(prose), rules.maxSentences, 'sentences');
   return violations;
 }

@@ -11,6 +11,7 @@
  * entry for the word "terms", and one switch in one place is easier to audit.
  */
 import { RULE_IDS, type PersonaRules, type RuleId, type VocabularyEntry } from './types.js';
+import { isJsonObject } from '../json-object.js';
 
 const NO_RULES: PersonaRules = {
   vocabulary: [],
@@ -23,7 +24,7 @@ const NO_RULES: PersonaRules = {
 };
 
 export function rulesFromAttributes(attributes: Record<string, unknown>): PersonaRules {
-  if (!isPlainObject(attributes)) return NO_RULES;
+  if (!isJsonObject(attributes)) return NO_RULES;
   const enabled = enabledRules(attributes['enforce']);
   const on = (rule: RuleId) => enabled.has(rule);
   return {
@@ -52,14 +53,14 @@ export function hasRules(rules: PersonaRules): boolean {
 function enabledRules(enforce: unknown): Set<RuleId> {
   if (enforce === false) return new Set();
   const enabled = new Set<RuleId>(RULE_IDS);
-  if (isPlainObject(enforce)) {
+  if (isJsonObject(enforce)) {
     for (const rule of RULE_IDS) if (enforce[rule] === false) enabled.delete(rule);
   }
   return enabled;
 }
 
 function parseVocabulary(value: unknown): VocabularyEntry[] {
-  if (!isPlainObject(value)) return [];
+  if (!isJsonObject(value)) return [];
   const entries: VocabularyEntry[] = [];
   const seen = new Set<string>();
   for (const [rawFrom, rawTo] of Object.entries(value)) {
@@ -107,6 +108,3 @@ function cleanTerm(term: string): string {
   return term.normalize('NFC').trim().replace(/\s+/gu, ' ');
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

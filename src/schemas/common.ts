@@ -24,6 +24,14 @@ export const commonErrors = {
 
 export const notFoundError = { 404: errorResponse('No such resource') };
 export const preconditionError = { 412: errorResponse('If-Match does not match the current ETag') };
+/** Request headers the write routes read; declared so they are validated and documented. */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Makes a retry return the first answer (24 h)' })),
+});
+export const IfMatchHeaders = Type.Object({
+  'if-match': Type.Optional(Type.String({ description: 'ETag(s) the persona must still have' })),
+});
+
 export const idempotencyErrors = {
   409: errorResponse('A request with this Idempotency-Key is still in progress'),
   422: errorResponse('Idempotency-Key was reused with a different request body'),

@@ -109,6 +109,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Makes a retry return the first answer (24 h) */
                     "idempotency-key"?: string;
                 };
                 path?: never;
@@ -335,6 +336,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
                 };
                 path: {
@@ -445,6 +447,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
                 };
                 path: {
@@ -577,6 +580,7 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Makes a retry return the first answer (24 h) */
                     "idempotency-key"?: string;
                 };
                 path?: never;

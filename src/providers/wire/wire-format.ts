@@ -19,5 +19,4 @@ export interface WireFormat {
 
 export const USER_AGENT = 'persona-refine/1';
 
-export const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export { isJsonObject as isRecord } from '../../json-object.js';
