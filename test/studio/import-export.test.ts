@@ -1,16 +1,15 @@
 /** Studio export and import: the CLI's file format, matched by id, else by name, else created. */
 import { readFileSync } from 'node:fs';
-import type { Browser, Download, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { chromiumAvailable, launchChromium, openStudio, signIn, type StudioPage } from './studio-browser.js';
+import { chromiumAvailable, useSignedInStudio, type StudioPage } from './studio-browser.js';
 
 type Persona = { id: string; name: string; attributes: Record<string, unknown> };
 const file = (name: string, content: unknown) => ({ name, mimeType: 'application/json', buffer: Buffer.from(typeof content === 'string' ? content : JSON.stringify(content)) });
 
 describe.skipIf(!chromiumAvailable)('Persona Studio export and import', () => {
   let server: TestServer;
-  let browser: Browser;
   let studio: StudioPage;
   let page: Page;
 
@@ -21,20 +20,13 @@ describe.skipIf(!chromiumAvailable)('Persona Studio export and import', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
   });
-  beforeEach(async () => {
-    studio = await openStudio(browser, server);
-    page = studio.page;
-    await signIn(page, server.key);
-  });
-  afterEach(async () => {
-    expect(studio.problems).toEqual([]);
-    await studio.close();
+  useSignedInStudio(() => server, (opened) => {
+    studio = opened;
+    page = opened.page;
   });
 
   it('exports one persona as the CLI does: {id, name, attributes}, two-space indent, trailing newline', async () => {

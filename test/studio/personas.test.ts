@@ -1,12 +1,11 @@
 /** Studio persona authoring: the form, the JSON view, saving with If-Match, conflicts, deleting. */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { chromiumAvailable, focused, launchChromium, openStudio, screenshot, signIn, type StudioPage, tabTo } from './studio-browser.js';
+import { chromiumAvailable, focused, useSignedInStudio, screenshot, type StudioPage, tabTo } from './studio-browser.js';
 
 describe.skipIf(!chromiumAvailable)('Persona Studio personas', () => {
   let server: TestServer;
-  let browser: Browser;
   let studio: StudioPage;
   let page: Page;
 
@@ -24,20 +23,13 @@ describe.skipIf(!chromiumAvailable)('Persona Studio personas', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    browser = await launchChromium();
   });
   afterAll(async () => {
-    await browser?.close();
     await server?.close();
   });
-  beforeEach(async () => {
-    studio = await openStudio(browser, server);
-    page = studio.page;
-    await signIn(page, server.key);
-  });
-  afterEach(async () => {
-    expect(studio.problems).toEqual([]);
-    await studio.close();
+  useSignedInStudio(() => server, (opened) => {
+    studio = opened;
+    page = opened.page;
   });
 
   it('creates a persona through the form, with every kind of control', async () => {

@@ -1,15 +1,14 @@
 /** Studio preview and compare: refines through the real server against the fake providers. */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
-import { chromiumAvailable, launchChromium, openStudio, screenshot, SESSION_KEY_NAME, signIn, type StudioPage } from './studio-browser.js';
+import { chromiumAvailable, useSignedInStudio, screenshot, SESSION_KEY_NAME, type StudioPage } from './studio-browser.js';
 
 const PROVIDER_KEY = 'sk-studio-test-Zq81LmX0vB';
 const SAMPLE = 'Hello there, we will utilize synergy to fix your order.';
 
 describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => {
   let f: RefineFixture;
-  let browser: Browser;
   let studio: StudioPage;
   let page: Page;
   let personaId: string;
@@ -24,22 +23,15 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
 
   beforeAll(async () => {
     f = await startRefineFixture();
-    browser = await launchChromium();
     personaId = await createViaApi('Friendly support', { tone: 'warm', vocabulary: { utilize: 'use' } });
   });
   afterAll(async () => {
-    await browser?.close();
     await f?.close();
   });
-  beforeEach(async () => {
-    f.fake.reset();
-    studio = await openStudio(browser, f.server);
-    page = studio.page;
-    await signIn(page, f.server.key);
-  });
-  afterEach(async () => {
-    expect(studio.problems).toEqual([]);
-    await studio.close();
+  beforeEach(() => f.fake.reset());
+  useSignedInStudio(() => f.server, (opened) => {
+    studio = opened;
+    page = opened.page;
   });
 
   it('refines sample text and shows the result beside the original, with a word diff and timing', async () => {

@@ -7,6 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { TestServer } from '../helpers/test-server.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -111,4 +112,29 @@ export async function seriousAccessibilityViolations(page: Page): Promise<string
     result.violations
       .filter((v) => v.impact === 'serious' || v.impact === 'critical')
       .map((v) => v.id + ' (' + v.impact + '): ' + v.help + ' at ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+}
+
+/**
+ * The hooks every signed-in browser suite shares: one browser per file; per test a
+ * fresh page signed in to `server()`, handed to `use`, and afterwards checked for
+ * console errors and failed requests. Call it after the hook that starts the server.
+ */
+export function useSignedInStudio(server: () => TestServer, use: (studio: StudioPage) => void): void {
+  let browser: Browser;
+  let studio: StudioPage;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    studio = await openStudio(browser, server());
+    await signIn(studio.page, server().key);
+    use(studio);
+  });
+  afterEach(async () => {
+    expect(studio.problems).toEqual([]);
+    await studio.close();
+  });
 }
