@@ -42,6 +42,11 @@ import { AccountRepository } from './storage/account-repository.js';
 import type { Storage } from './storage/database.js';
 import { IdempotencyRepository } from './storage/idempotency-repository.js';
 import { PersonaRepository } from './storage/persona-repository.js';
+import { SecretRepository } from './storage/secret-repository.js';
+import { UsageRepository } from './storage/usage-repository.js';
+import { UsageRecorder } from './usage/usage-recorder.js';
+import { UsageService } from './usage/usage-service.js';
+import { usageRoutes } from './routes/usage.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
@@ -98,6 +103,12 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   const purge = setInterval(() => void idempotencyStore.purgeExpired(new Date()).catch(() => {}), 10 * 60_000);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
+  const usageRepository = new UsageRepository(storage.db);
+  const usageRecorder = new UsageRecorder(usageRepository, metrics, config.usageFlushMs, (error) =>
+    app.log.warn({ err: error }, 'usage counts could not be written; they are kept for the next attempt'),
+  );
+  // After in-flight requests finished (onClose runs then), before storage closes.
+  app.addHook('onClose', () => usageRecorder.close());
 
   installValidation(app);
   installErrorHandling(app, config.bodyLimitBytes);
@@ -127,6 +138,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
       });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
+      await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
     },
     { prefix: '/v1' },
   );

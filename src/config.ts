@@ -30,6 +30,12 @@ export interface Config {
   logLevel: string;
   workers: number;
   providers: ProviderOverrides;
+  /** How often counted usage is written to the database: the most a kill -9 can lose. */
+  usageFlushMs: number;
+  /** Bytes the in-process answer cache may hold (when REDIS_URL is unset). */
+  cacheMemoryBytes: number;
+  /** How long a cached answer is kept; a request's max-age beyond it cannot hit older answers. */
+  cacheTtlSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -133,5 +139,8 @@ export function loadConfig(env: Env = process.env, cores = 1): Config {
     logLevel,
     workers: workers(env, cores),
     providers,
+    usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 1_000, 10, 60_000),
+    cacheMemoryBytes: integer(env, 'CACHE_MEMORY_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
+    cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 86_400, 1, 30 * 86_400),
   };
 }

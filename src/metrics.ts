@@ -13,6 +13,7 @@ export interface Metrics {
   providerDuration: Histogram<'provider' | 'outcome'>;
   rateLimitRejections: Counter<'limit'>;
   refinesInFlight: Gauge;
+  tokens: Counter<'provider' | 'model' | 'direction'>;
 }
 
 export function createMetrics(): Metrics {
@@ -56,6 +57,12 @@ export function createMetrics(): Metrics {
     refinesInFlight: new Gauge({
       name: 'refines_in_flight',
       help: 'Refine requests currently waiting on a provider',
+      registers: [registry],
+    }),
+    tokens: new Counter({
+      name: 'persona_refine_tokens_total',
+      help: 'Tokens the providers reported, by provider, model and direction (input or output)',
+      labelNames: ['provider', 'model', 'direction'],
       registers: [registry],
     }),
   };

@@ -1,4 +1,9 @@
 /** Table types: the single description of what the database holds. */
+import type { ColumnType, Generated } from 'kysely';
+
+/** PostgreSQL returns bigint as text; SQLite as a number. The repository turns both into numbers. */
+type Counter = ColumnType<number | string, number, number>;
+
 export interface AccountsTable {
   id: string;
   name: string;
@@ -41,9 +46,32 @@ export interface IdempotencyKeysTable {
   expires_at: string;
 }
 
+export interface UsageDailyTable {
+  account_id: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  provider: string;
+  /** The resolved model; empty for the offline `rules` provider. */
+  model: string;
+  refines: Counter;
+  failures: Counter;
+  cache_hits: Counter;
+  provider_calls: Counter;
+  input_tokens: Counter;
+  output_tokens: Counter;
+}
+
+export interface ServiceSecretsTable {
+  name: string;
+  value: string;
+  created_at: Generated<string>;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   personas: PersonasTable;
   idempotency_keys: IdempotencyKeysTable;
+  usage_daily: UsageDailyTable;
+  service_secrets: ServiceSecretsTable;
 }

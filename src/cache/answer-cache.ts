@@ -1,0 +1,83 @@
+/**
+ * The exact-match answer cache. Its key covers everything that changes the
+ * answer — account, provider, resolved model, persona id and version, the
+ * exact prompts sent (so content and any change to the prompt templates), the
+ * build (so any change to the rules) — plus an HMAC of the provider key, so an
+ * answer one key paid for is never served to another. The key is built from
+ * the parsed request's fields, so JSON key order and whitespace never change it.
+ * The HMAC secret is generated once and kept in the database, shared by every
+ * instance; the provider key itself is stored nowhere.
+ */
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { SecretRepository } from '../storage/secret-repository.js';
+import { SERVICE_VERSION } from '../version.js';
+import type { AnswerStore, CachedAnswer } from './answer-store.js';
+
+export interface CacheKeyParts {
+  accountId: string;
+  provider: string;
+  model: string;
+  /** Persona id and version, as the compiled persona names them. */
+  persona: string;
+  system: string;
+  user: string;
+  providerApiKey: string;
+}
+
+export interface CacheHit {
+  answer: CachedAnswer;
+  /** Whole seconds since it was stored, for the Age header. */
+  ageSeconds: number;
+}
+
+const SECRET_NAME = 'answer-cache-hmac';
+
+export class AnswerCache {
+  private secret: Promise<Buffer> | undefined;
+
+  constructor(
+    private readonly store: AnswerStore,
+    private readonly secrets: SecretRepository,
+    private readonly ttlSeconds: number,
+  ) {}
+
+  async key(parts: CacheKeyParts): Promise<string> {
+    const keyMac = createHmac('sha256', await this.hmacSecret()).update(parts.providerApiKey).digest('base64url');
+    // A JSON array of strings is an unambiguous encoding: no two part lists serialize alike.
+    const canonical = JSON.stringify([
+      SERVICE_VERSION,
+      parts.accountId,
+      parts.provider,
+      parts.model,
+      parts.persona,
+      parts.system,
+      parts.user,
+      keyMac,
+    ]);
+    return createHash('sha256').update(canonical).digest('base64url');
+  }
+
+  async lookup(key: string, maxAgeMs: number, now = Date.now()): Promise<CacheHit | undefined> {
+    const answer = await this.store.get(key);
+    if (!answer) return undefined;
+    const ageMs = Math.max(0, now - answer.storedAt);
+    if (ageMs > maxAgeMs) return undefined;
+    return { answer, ageSeconds: Math.floor(ageMs / 1000) };
+  }
+
+  save(key: string, answer: CachedAnswer): Promise<void> {
+    return this.store.set(key, answer, this.ttlSeconds);
+  }
+
+  private hmacSecret(): Promise<Buffer> {
+    this.secret ??= this.secrets
+      .getOrCreate(SECRET_NAME, () => randomBytes(32).toString('base64url'))
+      .then((value) => Buffer.from(value, 'base64url'))
+      .catch((error: unknown) => {
+        // Not remembered: the next request tries the database again.
+        this.secret = undefined;
+        throw error;
+      });
+    return this.secret;
+  }
+}

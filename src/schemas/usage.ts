@@ -1,0 +1,32 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+const Day = (description: string) => Type.String({ maxLength: 10, description, examples: ['2026-11-01'] });
+
+export const UsageQuery = Type.Object(
+  {
+    from: Type.Optional(Day('First UTC day, YYYY-MM-DD, inclusive. Default: the first day of the current month')),
+    to: Type.Optional(Day('Last UTC day, YYYY-MM-DD, inclusive. Default: today')),
+  },
+  { additionalProperties: false },
+);
+export type UsageQuery = Static<typeof UsageQuery>;
+
+const count = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const UsageRow = Type.Object(
+  {
+    day: Type.String({ description: 'UTC day, YYYY-MM-DD' }),
+    provider: Type.String({ description: 'The provider id' }),
+    model: Type.String({ description: 'The resolved model (empty for the offline "rules" provider)' }),
+    refines: count('Refines this provider/model answered, cache hits included'),
+    failures: count('Refines in which this provider/model failed (whether or not a fallback then answered)'),
+    cacheHits: count('Refines answered from the cache'),
+    providerCalls: count('HTTP calls made to the provider: retries and repair calls included'),
+    inputTokens: count('Input tokens the provider reported'),
+    outputTokens: count('Output tokens the provider reported'),
+  },
+  { additionalProperties: false },
+);
+export type UsageRow = Static<typeof UsageRow>;
+
+export const UsageList = Type.Array(UsageRow);

@@ -1,0 +1,36 @@
+/** Reading an account's usage: the day range rules, and fresh numbers from this instance. */
+import { invalidRequest } from '../errors.js';
+import type { UsageRepository, UsageRow } from '../storage/usage-repository.js';
+import type { UsageRecorder } from './usage-recorder.js';
+
+/** A longer range is a report, not a dashboard query: ask for it in pieces. */
+const MAX_DAYS = 366;
+const DAY_MS = 86_400_000;
+
+function parseDay(name: string, value: string): number {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const time = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : Number.NaN;
+  if (!match || new Date(time).toISOString().slice(0, 10) !== value) {
+    throw invalidRequest(`${name} must be a date as YYYY-MM-DD (UTC), e.g. 2026-11-01`);
+  }
+  return time;
+}
+
+export class UsageService {
+  constructor(
+    private readonly repository: UsageRepository,
+    private readonly recorder: UsageRecorder,
+  ) {}
+
+  async list(accountId: string, range: { from?: string; to?: string }, now = new Date()): Promise<UsageRow[]> {
+    const today = now.toISOString().slice(0, 10);
+    const to = range.to ?? today;
+    const from = range.from ?? `${today.slice(0, 8)}01`;
+    const days = (parseDay('to', to) - parseDay('from', from)) / DAY_MS + 1;
+    if (days < 1) throw invalidRequest('from must not be after to');
+    if (days > MAX_DAYS) throw invalidRequest(`the range from..to must span at most ${MAX_DAYS} days`);
+    // This instance's counts not yet written are written first, so a caller reads its own refines.
+    await this.recorder.flush();
+    return this.repository.list(accountId, from, to);
+  }
+}

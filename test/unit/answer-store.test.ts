@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { MemoryAnswerStore } from '../../src/cache/answer-store.js';
+
+const answer = (response: string) => ({ response, provider: 'openai', model: 'gpt-x', storedAt: Date.now() });
+
+describe('the in-process answer store', () => {
+  it('stays within its byte budget, evicting the least recently used first', async () => {
+    const store = new MemoryAnswerStore(2_000);
+    await store.set('a', answer('x'.repeat(300)), 60);
+    await store.set('b', answer('y'.repeat(300)), 60);
+    expect(await store.get('a')).toBeDefined(); // a is now the most recently used
+    await store.set('c', answer('z'.repeat(300)), 60);
+    expect(store.size.bytes).toBeLessThanOrEqual(2_000);
+    expect(await store.get('b')).toBeUndefined();
+    expect((await store.get('a'))?.response).toHaveLength(300);
+    expect((await store.get('c'))?.response).toHaveLength(300);
+  });
+
+  it('never holds more bytes than allowed, however many entries arrive', async () => {
+    const store = new MemoryAnswerStore(50_000);
+    for (let i = 0; i < 1_000; i++) await store.set(`key-${i}`, answer('w'.repeat(i % 200)), 60);
+    expect(store.size.bytes).toBeLessThanOrEqual(50_000);
+    expect(store.size.entries).toBeGreaterThan(50);
+    expect(await store.get('key-999')).toBeDefined();
+  });
+
+  it('does not store an entry larger than the whole budget, and replacing an entry frees its bytes', async () => {
+    const store = new MemoryAnswerStore(1_000);
+    await store.set('big', answer('b'.repeat(1_000)), 60);
+    expect(await store.get('big')).toBeUndefined();
+    await store.set('k', answer('1'.repeat(100)), 60);
+    const once = store.size.bytes;
+    await store.set('k', answer('2'.repeat(100)), 60);
+    expect(store.size).toEqual({ entries: 1, bytes: once });
+    expect((await store.get('k'))?.response).toBe('2'.repeat(100));
+  });
+
+  it('forgets an entry past its time to live', async () => {
+    const store = new MemoryAnswerStore(10_000);
+    await store.set('short', answer('s'), 0.05);
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    expect(await store.get('short')).toBeUndefined();
+    expect(store.size).toEqual({ entries: 0, bytes: 0 });
+  });
+
+  it('a budget of 0 turns the in-process cache off', async () => {
+    const store = new MemoryAnswerStore(0);
+    await store.set('k', answer('v'), 60);
+    expect(await store.get('k')).toBeUndefined();
+  });
+});
