@@ -44,14 +44,22 @@ export function refineBody(personaId: string): string {
 export async function seedPersonas(serviceUrl: string, count: number): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
-    const response = await fetch(`${serviceUrl}/v1/personas`, {
-      method: 'POST',
-      headers: JSON_AUTH,
-      body: JSON.stringify({ ...PERSONA, name: `${PERSONA.name} ${i + 1}` }),
-    });
-    const body = (await response.json()) as { id?: string };
-    if (response.status !== 201 || !body.id) throw new Error(`seeding persona failed: ${response.status} ${JSON.stringify(body)}`);
-    ids.push(body.id);
+    for (let attempt = 1; ; attempt++) {
+      const response = await fetch(`${serviceUrl}/v1/personas`, {
+        method: 'POST',
+        headers: JSON_AUTH,
+        body: JSON.stringify({ ...PERSONA, name: `${PERSONA.name} ${i + 1}` }),
+      });
+      const body = (await response.json()) as { id?: string };
+      // Just started on a busy machine, the service may shed load (503 + Retry-After) for a moment.
+      if (response.status === 503 && attempt < 10) {
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        continue;
+      }
+      if (response.status !== 201 || !body.id) throw new Error(`seeding persona failed: ${response.status} ${JSON.stringify(body)}`);
+      ids.push(body.id);
+      break;
+    }
   }
   return ids;
 }

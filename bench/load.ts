@@ -87,6 +87,9 @@ export interface Latency {
   cpuUs: number;
 }
 
+/** The middle value (rounds of a comparison: the median round is the one reported). */
+export const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
+
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

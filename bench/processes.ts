@@ -28,10 +28,11 @@ const LOG_DIR = join(RESULTS_DIR, 'logs');
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const BASELINE_ENTRY = join(HERE, 'baseline-server.js');
 
-const live = new Set<ChildProcess>();
+/** Each running child and how to signal it (and, for a process group, its members). */
+const live = new Map<ChildProcess, (signal: NodeJS.Signals) => void>();
 // A crashed or interrupted bench must not leave servers holding ports and CPU.
 process.on('exit', () => {
-  for (const child of live) child.kill('SIGKILL');
+  for (const kill of live.values()) kill('SIGKILL');
 });
 
 export interface Proc {
@@ -54,15 +55,26 @@ export function ensureAlive(...procs: Proc[]): void {
   }
 }
 
-/** A child the runner kills on exit; stop() is SIGTERM, then SIGKILL after 5 s. */
-export function track(child: ChildProcess): () => Promise<void> {
-  live.add(child);
+/**
+ * A child the runner kills on exit; stop() is SIGTERM, then SIGKILL after 5 s. With `group`
+ * (a detached child leading its own process group) the signals go to the whole group.
+ */
+export function track(child: ChildProcess, group = false): () => Promise<void> {
+  const kill = (signal: NodeJS.Signals) => {
+    try {
+      if (group) process.kill(-child.pid!, signal);
+      else child.kill(signal);
+    } catch {
+      // already gone
+    }
+  };
+  live.set(child, kill);
   child.once('exit', () => live.delete(child));
   return async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = once(child, 'exit');
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    kill('SIGTERM');
+    const timer = setTimeout(() => kill('SIGKILL'), 5_000);
     await exited;
     clearTimeout(timer);
   };
@@ -116,6 +128,8 @@ export interface ServiceOptions {
   databaseUrl: string;
   apiKey: string;
   env?: Record<string, string>;
+  /** Start it as users do, with `npm start` (npm and the prestart build check included). */
+  viaNpm?: boolean;
 }
 
 export interface Launched extends Proc {
@@ -137,10 +151,14 @@ export async function launchService(options: ServiceOptions): Promise<Launched> 
   const logPath = join(LOG_DIR, `${options.name}.log`);
   const log = openSync(logPath, 'w');
   const spawnedAt = performance.now();
-  const child = spawn(process.execPath, [...serviceNodeArgs, SERVER_ENTRY], {
+  const [command, args] = options.viaNpm ? ['npm', ['start', '--silent']] : [process.execPath, [...serviceNodeArgs, SERVER_ENTRY]];
+  const child = spawn(command, args, {
     cwd: ROOT,
+    // npm starts the server through a shell: its own process group, so stop() reaches all of it.
+    detached: options.viaNpm === true,
     env: {
       PATH: process.env.PATH ?? '',
+      ...(options.viaNpm ? { HOME: process.env.HOME ?? ROOT } : {}),
       HOST: '127.0.0.1',
       PORT: String(port),
       DATABASE_URL: options.databaseUrl,
@@ -152,7 +170,7 @@ export async function launchService(options: ServiceOptions): Promise<Launched> 
     stdio: ['ignore', log, log],
   });
   closeSync(log);
-  return { child, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: track(child), logPath, spawnedAt };
+  return { child, pid: child.pid!, url: `http://127.0.0.1:${port}`, stop: track(child, options.viaNpm === true), logPath, spawnedAt };
 }
 
 export async function startService(options: ServiceOptions): Promise<Proc> {
@@ -184,6 +202,9 @@ export const startFakeProvider = (latencyMs: number) => startEntry('fake-provide
 
 /** A bare Fastify "hello world": the ceiling the service's CRUD throughput is compared to. */
 export const startBaseline = () => startEntry('baseline-server.js', ['0']);
+
+/** A bare Fastify + undici proxy to `providerUrl`: the ceiling refine's throughput and CPU are compared to. */
+export const startBareProxy = (providerUrl: string, capturedBodyFile: string) => startEntry('bare-proxy-server.js', [providerUrl, capturedBodyFile]);
 
 /** `pid` and all its descendants (cluster workers), from /proc. */
 export function processTree(pid: number): number[] {

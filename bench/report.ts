@@ -1,4 +1,4 @@
-/** Rows → the markdown table (stdout and bench/results/*.md), with the DESIGN.md §7 target beside each figure. */
+/** Rows → the markdown table (stdout and bench/results/*.md), with the target beside each figure. */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
@@ -9,7 +9,7 @@ export interface Row {
   scenario: string;
   figure: string;
   value: string;
-  /** The target as DESIGN.md §7 words it, or '—' for context figures. */
+  /** The target as the issue words it, or '—' for context figures. */
   target: string;
   status: Status;
 }
@@ -38,7 +38,7 @@ export const percent = (ratio: number) => (Number.isFinite(ratio) ? `${(ratio * 
 export const cpu = (us: number) => (Number.isFinite(us) ? `${Math.round(us)} µs CPU/req` : 'CPU n/a');
 
 export function table(rows: Row[]): string {
-  const lines = ['| Scenario | Figure | Value | Target (DESIGN.md §7) | Result |', '|---|---|---|---|---|'];
+  const lines = ['| Scenario | Figure | Value | Target | Result |', '|---|---|---|---|---|'];
   for (const row of rows) lines.push(`| ${row.scenario} | ${row.figure} | ${row.value} | ${row.target} | ${row.status} |`);
   return lines.join('\n');
 }

@@ -2,7 +2,7 @@
  * `npm run bench [-- --quick] [-- --only crud,refine] [-- --out path.md] [-- --cpu-prof]`
  *
  * Runs each scenario (each starts and stops its own child processes), prints one markdown
- * table with the DESIGN.md §7 target and PASS/MISS beside every figure, and writes it with
+ * table with the target and PASS/MISS beside every figure, and writes it with
  * the machine description to bench/results/latest.md (quick runs: quick.md, so a smoke
  * test never overwrites a real run). MISS does not fail the run: this is a measurement,
  * not a test. A scenario that crashes does (exit 1), after the others have run.
@@ -15,6 +15,7 @@ import { type Row, document, machine, table, writeReport } from './report.js';
 import { coldStart } from './scenarios/cold-start.js';
 import { crud } from './scenarios/crud.js';
 import { inFlight } from './scenarios/in-flight.js';
+import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
 import { workers } from './scenarios/workers.js';
 import { type Settings, settings } from './settings.js';
@@ -22,7 +23,8 @@ import { type Settings, settings } from './settings.js';
 const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnType<typeof refine> }> = {
   crud: { title: 'CRUD throughput on SQLite', run: (s) => crud(s, 'sqlite') },
   'crud-pg': { title: 'CRUD throughput on PostgreSQL', run: (s) => crud(s, 'postgres') },
-  refine: { title: 'refine overhead at a fixed rate', run: refine },
+  refine: { title: 'refine against the fake directly and a bare proxy', run: refine },
+  peer: { title: 'side by side with the Portkey gateway', run: peer },
   'in-flight': { title: 'many refines in flight', run: inFlight },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },

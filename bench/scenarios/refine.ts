@@ -1,24 +1,29 @@
 /**
- * Refine overhead: the same instant fake provider called directly and through the
- * service at a fixed request rate; the difference in latency is what the service adds.
+ * Refine against the least a Node service can do, in the same run:
+ * - the same instant fake provider called directly, at a fixed rate: through − direct is the
+ *   latency the service adds;
+ * - a bare Fastify + undici proxy (bench/bare-proxy-server.ts) in front of the same fake: the
+ *   ceiling for refine's saturated throughput and its CPU time per request.
+ * Each comparison runs `runs` rounds (the three targets alternate within a round, so drift in
+ * what the neighbours do hits them alike) and the median round's figure is reported.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { startFakeProviderServer } from '../../test/fakes/provider-server.js';
 import { publicBasePath } from '../../test/fakes/provider-wire-formats.js';
 import { API_KEY, JSON_AUTH, PROVIDER_KEY, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
-import { type Latency, type Target, closedLoop, openLoop } from '../load.js';
-import { type Proc, ensureAlive, startFakeProvider, startService } from '../processes.js';
-import { type Row, type ScenarioResult, cpu, info, judged, ms, perSecond } from '../report.js';
+import { type Latency, type Target, type Throughput, closedLoop, median, openLoop } from '../load.js';
+import { type Proc, RESULTS_DIR, ensureAlive, startBareProxy, startFakeProvider, startService } from '../processes.js';
+import { type Row, type ScenarioResult, cpu, info, judged, ms, percent, perSecond } from '../report.js';
 import type { Settings } from '../settings.js';
 
-const SCENARIO = 'Refine overhead';
-const TARGET_RATE = 1_000;
-/** The comfortable rate the added latency is also measured at (see below). */
-const FALLBACK_RATE = 250;
-const SOCKETS = 50;
+const SCENARIO = 'Refine';
+export const TARGET_RATE = 1_000;
+export const SOCKETS = 50;
 
-const openaiBaseUrl = (fakeUrl: string) => `${fakeUrl}/openai${publicBasePath.openai ?? '/v1'}`;
+export const openaiBaseUrl = (fakeUrl: string) => `${fakeUrl}/openai${publicBasePath.openai ?? '/v1'}`;
 
-async function withService<T>(name: string, fakeUrl: string, use: (service: Proc, personaId: string) => Promise<T>): Promise<T> {
+export async function withService<T>(name: string, fakeUrl: string, use: (service: Proc, personaId: string) => Promise<T>): Promise<T> {
   const database = freshSqlite();
   try {
     const service = await startService({ name, databaseUrl: database.url, apiKey: API_KEY, env: { PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fakeUrl) } });
@@ -37,7 +42,7 @@ async function withService<T>(name: string, fakeUrl: string, use: (service: Proc
  * What the service really puts on the wire for this persona and content: one refine through
  * the service against a recording fake. Also proves a refine is exactly one provider call.
  */
-async function captureProviderRequest(): Promise<{ path: string; body: string }> {
+export async function captureProviderRequest(): Promise<{ path: string; body: string }> {
   const recorder = await startFakeProviderServer({ record: true });
   try {
     return await withService('refine-capture', recorder.url, async (service, personaId) => {
@@ -52,57 +57,38 @@ async function captureProviderRequest(): Promise<{ path: string; body: string }>
   }
 }
 
-interface Pair {
-  rate: number;
+interface Round {
   direct: Latency;
   through: Latency;
+  bare: Latency;
+  refineMax: Throughput;
+  bareMax: Throughput;
 }
-
-async function measurePair(direct: Target, through: Target, rate: number, s: Settings): Promise<Pair> {
-  if (s.warmupSeconds > 0) {
-    await openLoop(direct, rate, s.warmupSeconds, SOCKETS);
-    await openLoop(through, rate, s.warmupSeconds, SOCKETS);
-  }
-  return { rate, direct: await openLoop(direct, rate, s.seconds, SOCKETS), through: await openLoop(through, rate, s.seconds, SOCKETS) };
-}
-
-/**
- * Kept up: answered (nearly) everything at the rate with CPU to spare. Above ~90% of its one
- * core the event loop builds a queue and the figures measure queueing, not the service.
- */
-const sustained = (pair: Pair) =>
-  pair.through.achievedRate >= pair.rate * 0.95 &&
-  pair.through.failed <= pair.through.sent * 0.001 &&
-  (!Number.isFinite(pair.through.cpuUs) || (pair.through.cpuUs * pair.rate) / 1e6 < 0.9);
 
 function describe(l: Latency): string {
-  return `p50 ${ms(l.p50)}, p90 ${ms(l.p90)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
+  return `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
 }
 
-function pairRows(pair: Pair, judge: boolean): Row[] {
-  const at = `at ${perSecond(pair.rate)}`;
-  const added = (p: 'p50' | 'p90' | 'p99') => pair.through[p] - pair.direct[p];
-  const rows: Row[] = [
-    info(SCENARIO, `fake provider directly ${at}`, describe(pair.direct)),
-    info(SCENARIO, `through POST /v1/refine ${at}`, describe(pair.through)),
-  ];
-  if (judge) {
-    rows.push(
-      judged(SCENARIO, `added p50 ${at}`, added('p50'), ms(added('p50')), { atMost: 0.5, text: '≤ 0.5 ms' }),
-      info(SCENARIO, `added p90 ${at}`, ms(added('p90'))),
-      judged(SCENARIO, `added p99 ${at}`, added('p99'), ms(added('p99')), { atMost: 1, text: '≤ 1 ms' }),
-    );
-  } else {
-    rows.push(info(SCENARIO, `added p50 / p90 / p99 ${at}`, `${ms(added('p50'))} / ${ms(added('p90'))} / ${ms(added('p99'))}`));
-  }
-  return rows;
+const describeMax = (t: Throughput) => `${perSecond(t.rps)}, ${cpu(t.cpuUs)}${t.failed > 0 ? ` (${t.failed} failed: ${JSON.stringify(t.statusCodes)})` : ''}`;
+
+/** The round whose `figure` is the median one, so a row's details all come from one round. */
+function medianRound(rounds: Round[], figure: (round: Round) => number): Round {
+  const middle = median(rounds.map(figure));
+  return rounds.find((round) => figure(round) === middle)!;
 }
+
+/** Kept up: answered (nearly) everything at the rate, with CPU to spare (above ~90% of a core the figures measure a queue). */
+const keptUp = (l: Latency, rate: number) => l.achievedRate >= rate * 0.95 && l.failed <= l.sent * 0.001 && (!Number.isFinite(l.cpuUs) || (l.cpuUs * rate) / 1e6 < 0.9);
 
 export async function refine(s: Settings): Promise<ScenarioResult> {
   const captured = await captureProviderRequest();
+  const capturedFile = join(RESULTS_DIR, 'captured-provider-body.json');
+  writeFileSync(capturedFile, captured.body);
   const fake = await startFakeProvider(0);
+  const proxy = await startBareProxy(`${fake.url}${captured.path}`, capturedFile);
   try {
     return await withService('refine', fake.url, async (service, personaId) => {
+      const body = refineBody(personaId);
       const direct: Target = {
         url: `${fake.url}${captured.path}`,
         method: 'POST',
@@ -110,35 +96,61 @@ export async function refine(s: Settings): Promise<ScenarioResult> {
         body: captured.body,
         pid: fake.pid,
       };
-      const through: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body: refineBody(personaId), pid: service.pid };
+      const through: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body, pid: service.pid };
+      const bare: Target = { url: `${proxy.url}/refine`, method: 'POST', headers: { 'content-type': 'application/json' }, body, pid: proxy.pid };
+      if (s.warmupSeconds > 0) {
+        for (const target of [direct, through, bare]) await openLoop(target, TARGET_RATE, s.warmupSeconds, SOCKETS);
+      }
+      const rounds: Round[] = [];
+      for (let i = 0; i < s.runs; i++) {
+        const round: Round = {
+          direct: await openLoop(direct, TARGET_RATE, s.seconds, SOCKETS),
+          through: await openLoop(through, TARGET_RATE, s.seconds, SOCKETS),
+          bare: await openLoop(bare, TARGET_RATE, s.seconds, SOCKETS),
+          refineMax: await closedLoop(through, s.saturationConnections, s.seconds, 0),
+          bareMax: await closedLoop(bare, s.saturationConnections, s.seconds, 0),
+        };
+        ensureAlive(fake, proxy, service);
+        rounds.push(round);
+      }
+      const at = `at ${perSecond(TARGET_RATE)}`;
+      const of = s.runs > 1 ? `, median of ${s.runs}` : '';
+      const addedP50 = (r: Round) => r.through.p50 - r.direct.p50;
+      const addedP99 = (r: Round) => r.through.p99 - r.direct.p99;
+      const cpuRatio = (r: Round) => r.through.cpuUs / r.bare.cpuUs;
+      const maxRatio = (r: Round) => r.refineMax.rps / r.bareMax.rps;
+      const typical = medianRound(rounds, addedP50);
+      const rows: Row[] = [
+        info(SCENARIO, `fake provider directly ${at}`, describe(typical.direct)),
+        info(SCENARIO, `through POST /v1/refine ${at}`, describe(typical.through)),
+        info(SCENARIO, `bare Fastify + undici proxy ${at}`, describe(typical.bare)),
+        judged(SCENARIO, `added p50 ${at}${of}`, median(rounds.map(addedP50)), ms(median(rounds.map(addedP50))), { atMost: 0.5, text: '≤ 0.5 ms' }),
+        judged(SCENARIO, `added p99 ${at}${of}`, median(rounds.map(addedP99)), ms(median(rounds.map(addedP99))), { atMost: 2, text: '≤ 2 ms' }),
+      ];
+      const cpuRound = medianRound(rounds, cpuRatio);
+      rows.push(
+        judged(SCENARIO, `CPU per request ${at}: refine ÷ bare proxy${of}`, cpuRatio(cpuRound), `${(cpuRatio(cpuRound)).toFixed(2)}× (${cpu(cpuRound.through.cpuUs)} vs ${cpu(cpuRound.bare.cpuUs)})`, { atMost: 1.5, text: '≤ 1.5×' }),
+      );
+      const maxRound = medianRound(rounds, maxRatio);
+      rows.push(
+        info(SCENARIO, `saturated, ${s.saturationConnections} connections: refine`, describeMax(maxRound.refineMax)),
+        info(SCENARIO, `saturated, ${s.saturationConnections} connections: bare proxy`, describeMax(maxRound.bareMax)),
+        judged(SCENARIO, `saturated throughput: refine ÷ bare proxy${of}`, maxRatio(maxRound), percent(maxRatio(maxRound)), { atLeast: 0.75, text: '≥ 75%' }),
+      );
       const notes = [
         `Refine latencies come from an open-loop generator (request i starts at i/rate over ${SOCKETS} keep-alive sockets), not autocannon's overallRate, which sends each connection's per-second quota in one burst.`,
-        `The direct calls send the exact body the service sent the provider for this persona (${captured.body.length} bytes, captured from a recording fake).`,
+        `The direct calls send the exact body the service sent the provider for this persona (${captured.body.length} bytes, captured from a recording fake); the bare proxy sends the same model and system prompt with the caller's content.`,
       ];
-      const full = await measurePair(direct, through, TARGET_RATE, s);
-      ensureAlive(fake, service);
-      const rows = pairRows(full, true);
-      // CPU per refine × rate = how busy the service's one event loop is; near 100% every request queues.
-      const busy = (full.through.cpuUs * TARGET_RATE) / 1e6;
-      rows.push(info(SCENARIO, `service CPU per refine → one core busy at ${perSecond(TARGET_RATE)}`, `${cpu(full.through.cpuUs)} → ${(busy * 100).toFixed(0)}%`));
-      // Near saturation, queueing swamps the added latency, so it is also measured at a comfortable
-      // rate: 250/s, or half the most the service managed if it could not keep up with 1,000/s.
-      let rate = FALLBACK_RATE;
-      if (!sustained(full)) {
-        const max = await closedLoop(through, SOCKETS, Math.max(1, s.seconds / 2), 0);
-        rate = Math.max(10, Math.min(FALLBACK_RATE, Math.floor(max.rps / 20) * 10));
-        notes.push(`The service did NOT keep up with ${perSecond(TARGET_RATE)} refines (${perSecond(full.through.achievedRate)} answered, ${full.through.failed} failed, one core ${((full.through.cpuUs * TARGET_RATE) / 1e4).toFixed(0)}% busy, median ${ms(full.through.p50)}); also measured at ${perSecond(rate)}.`);
-        rows.push(info(SCENARIO, `keeps up with ${perSecond(TARGET_RATE)} (< 90% of a core, ≤ 0.1% failed)?`, 'NO — see the next rows'));
-        rows.push(info(SCENARIO, `most refines/s, closed loop, ${SOCKETS} connections`, `${perSecond(max.rps)}${max.failed ? ` (${max.failed} failed: ${JSON.stringify(max.statusCodes)})` : ''}`));
+      const behind = rounds.filter((r) => !keptUp(r.through, TARGET_RATE)).length;
+      if (behind > 0) {
+        notes.push(`In ${behind} of ${s.runs} rounds the service did NOT keep up with ${perSecond(TARGET_RATE)} refines (< 95% answered, > 0.1% failed or > 90% of a core): its latency figures there measure a queue.`);
       }
-      rows.push(...pairRows(await measurePair(direct, through, rate, s), false));
-      ensureAlive(fake, service);
-      if (full.through.lateStartP99 > 5 || full.direct.lateStartP99 > 5) {
-        notes.push(`The load generator started requests up to ${ms(Math.max(full.through.lateStartP99, full.direct.lateStartP99))} late (p99): the machine was busy.`);
-      }
+      const late = Math.max(...rounds.map((r) => Math.max(r.through.lateStartP99, r.direct.lateStartP99)));
+      if (late > 5) notes.push(`The load generator started requests up to ${ms(late)} late (p99): the machine was busy.`);
       return { rows, notes };
     });
   } finally {
+    await proxy.stop();
     await fake.stop();
   }
 }

@@ -27,8 +27,8 @@ describe('bench runner', () => {
     const out = join(dir, 'quick.md');
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'crud', '--out', out]);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
-    expect(stdout).toContain('| Scenario | Figure | Value | Target (DESIGN.md §7) | Result |');
-    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ baseline \| \d+% \| ≥ 60% \| (PASS|MISS) \|/);
+    expect(stdout).toContain('| Scenario | Figure | Value | Target | Result |');
+    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ baseline \| \d+% \| ≥ 75% \| (PASS|MISS) \|/);
     expect(stdout).not.toContain('ERROR');
     const report = readFileSync(out, 'utf8');
     expect(report).toContain('npm run bench -- --quick --only crud');
