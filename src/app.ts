@@ -12,6 +12,7 @@ import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
+import { installClientClosed } from './http/client-closed.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotency } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
@@ -115,6 +116,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   installRequestContext(app, SERVICE_VERSION);
   installJsonBody(app);
   installMetrics(app, metrics);
+  installClientClosed(app, metrics);
   await installLoadShedding(app, config.maxEventLoopDelayMs);
   app.addSchema(ErrorBody);
   app.addSchema(Persona);

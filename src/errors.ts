@@ -19,6 +19,8 @@ export const errorStatus = {
   idempotency_mismatch: 422,
   rate_limited: 429,
   provider_rate_limited: 429,
+  // nginx's "client closed request": the client left before its answer was ready.
+  client_closed_request: 499,
   internal: 500,
   provider_failed: 502,
   unavailable: 503,
@@ -52,6 +54,18 @@ export class DomainError extends Error {
 
   get status(): number {
     return errorStatus[this.code];
+  }
+}
+
+/**
+ * The client closed its connection before its answer was ready. Nobody is left to
+ * answer; it is logged and counted as 499, is not a provider failure, and settles
+ * nothing (an Idempotency-Key is freed for the retry).
+ */
+export class ClientAbortedError extends DomainError {
+  constructor(message: string) {
+    super('client_closed_request', message);
+    this.name = 'ClientAbortedError';
   }
 }
 

@@ -6,11 +6,12 @@
  * still running waits for it, up to `waitMs`, then gets a 409.
  *
  * Only answers that settle the request are kept: 2xx and 4xx. A 5xx or 429 is
- * not stored, so the retry the client is told to make actually runs.
+ * not stored, so the retry the client is told to make actually runs; nor is a 499
+ * (the client went away before its answer was ready), so its retry runs too.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { DomainError } from '../errors.js';
+import { DomainError, errorStatus } from '../errors.js';
 import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '../storage/idempotency-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -97,9 +98,7 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
     if (!scope) return payload;
     request.idempotencyScope = null;
     const status = reply.statusCode;
-    // An error for a client that already left (it aborted the refine) settles nothing.
-    const clientGone = status >= 400 && request.raw.socket.destroyed;
-    if (status >= 500 || status === 429 || clientGone) {
+    if (status >= 500 || status === 429 || status === errorStatus.client_closed_request) {
       await store.release(scope);
       return payload;
     }

@@ -1,5 +1,4 @@
 /** The provider layer's public surface: what the refine use case and config need. */
-export { ClientAbortedError } from './provider-call.js';
 export { findProviderConfigProblem } from './operator-providers.js';
 export { createProviderRegistry, type ProviderRegistry, type ProviderRegistryOptions } from './registry.js';
 export { closeTransportPools, warmTransport } from './wire/transport.js';

@@ -3,20 +3,8 @@
  * The deadline is enforced here, not by the provider or the SDK, so a silent socket or
  * a body that stalls after the headers still ends on time.
  */
-import { providerError } from '../errors.js';
+import { ClientAbortedError, providerError } from '../errors.js';
 import { type FailureContext, type ProviderFailure, describeProviderFailure } from './provider-failure.js';
-
-/**
- * Thrown when the caller's signal aborted the call (the client disconnected).
- * Not a DomainError on purpose: nobody is left to answer, and it must not count as a
- * provider failure. The caller recognises it with `instanceof ClientAbortedError`.
- */
-export class ClientAbortedError extends Error {
-  constructor(providerId: string) {
-    super(`the call to provider "${providerId}" was aborted because the client went away`);
-    this.name = 'ClientAbortedError';
-  }
-}
 
 /** One try at the provider: resolves with the answer's text, or throws what went wrong. */
 export type Attempt = (signal: AbortSignal) => Promise<string>;
@@ -66,7 +54,7 @@ export async function callWithRetries(plan: AttemptPlan): Promise<{ text: string
 
   const stopped = (): Error =>
     abortedBy === 'client'
-      ? new ClientAbortedError(plan.providerId)
+      ? new ClientAbortedError(`the client went away; the call to provider "${plan.providerId}" was abandoned`)
       : providerError(
           'provider_timeout',
           plan.providerId,

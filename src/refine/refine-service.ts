@@ -4,9 +4,9 @@
  * provider id) comes first, then the persona lookup; nothing reaches a
  * provider unless both pass.
  */
-import { invalidRequest } from '../errors.js';
+import { ClientAbortedError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import { ClientAbortedError, type ProviderRegistry } from '../providers/index.js';
+import type { ProviderRegistry } from '../providers/index.js';
 import { enforce, hasRules, needsModelRepair, repairInstructions, type RuleViolation } from '../rules/index.js';
 import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
@@ -76,7 +76,7 @@ export class RefineService {
       if (needsModelRepair(result.remaining)) result = await this.repair(persona, result, ask);
       return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
     } catch (error) {
-      outcome = error instanceof ClientAbortedError ? 'client_aborted' : ((error as { code?: string }).code ?? 'unknown');
+      outcome = (error as { code?: string }).code ?? 'unknown';
       throw error;
     } finally {
       this.metrics.refinesInFlight.dec();

@@ -1,10 +1,9 @@
 /** POST /v1/refine: HTTP only. The use case lives in RefineService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { DomainError, rateLimited } from '../errors.js';
+import { rateLimited } from '../errors.js';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
-import { ClientAbortedError } from '../providers/index.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
@@ -54,9 +53,6 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
-      } catch (error) {
-        if (error instanceof ClientAbortedError) throw new DomainError('invalid_request', 'the client closed the connection before the answer was ready');
-        throw error;
       } finally {
         reply.raw.off('close', onClose);
         release();

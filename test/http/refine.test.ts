@@ -147,6 +147,35 @@ describe('POST /v1/refine', () => {
     expect(seen!.clientClosed).toBe(true);
   });
 
+  it('counts and logs a client that went away as 499, not as a bad request or an error', async () => {
+    const counted = async (name: string, labels: string) => {
+      const line = (await (await f.server.request('/metrics')).text()).split('\n').find((l) => l.startsWith(`${name}{${labels}} `));
+      return line === undefined ? 0 : Number(line.split(' ')[1]);
+    };
+    const refines = (status: number) => counted('http_requests_total', `method="POST",route="/v1/refine",status="${status}"`);
+    const [before499, before400, beforeCalls] = [await refines(499), await refines(400), await counted('provider_calls_total', 'provider="openai",outcome="client_closed_request"')];
+    f.fake.setBehaviour('hang');
+    const controller = new AbortController();
+    const pending = f.server
+      .request('/v1/refine', {
+        method: 'POST',
+        json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'hi' },
+        headers: { 'x-request-id': 'client-goes-away-1' },
+        signal: controller.signal,
+      })
+      .catch(() => undefined);
+    await f.fake.waitForRequests(1);
+    controller.abort();
+    await pending;
+    const ours = () => f.server.logs.map((l) => JSON.parse(l)).filter((l) => l.reqId === 'client-goes-away-1');
+    for (let i = 0; !ours().some((l) => 'statusCode' in l) && i < 50; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(ours().filter((l) => 'statusCode' in l)).toMatchObject([{ statusCode: 499, level: 30 }]);
+    expect(ours().filter((l) => l.level >= 40)).toEqual([]);
+    expect(await refines(499)).toBe(before499 + 1);
+    expect(await refines(400)).toBe(before400);
+    expect(await counted('provider_calls_total', 'provider="openai",outcome="client_closed_request"')).toBe(beforeCalls + 1);
+  });
+
   it('answers 200 concurrent refines against a provider taking 200 ms', async () => {
     f.fake.setLatency(200);
     const results = await Promise.all(

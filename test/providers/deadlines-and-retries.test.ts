@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ClientAbortedError } from '../../src/providers/index.js';
+import { ClientAbortedError } from '../../src/errors.js';
 import { type FakeProviderServer, type RecordedRequest, startFakeProviderServer } from '../fakes/provider-server.js';
 import { call, domainRejection, registryFor, rejection, within } from './provider-test-kit.js';
 
