@@ -3,10 +3,9 @@
  * framework settings → cross-cutting plugins → routes. Tests build it the
  * same way the server does.
  */
-import type { Writable } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import type { DestinationStream } from 'pino';
 import type { Redis } from 'ioredis';
 import { AccountService } from './accounts/account-service.js';
 import { Authenticator } from './accounts/authenticator.js';
@@ -26,6 +25,7 @@ import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/r
 import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/rate-limiter.js';
+import { logDestination } from './logging/log-destination.js';
 import { createMetrics } from './metrics.js';
 import { PersonaCheck } from './refine/persona-check.js';
 import { PersonaService } from './personas/persona-service.js';
@@ -56,7 +56,7 @@ export interface AppDependencies {
   /** Shared limits across instances; in-process limits when absent. */
   redis?: Redis;
   /** Where log lines go; defaults to stdout. Tests capture them to prove no secret leaks. */
-  logStream?: Writable;
+  logStream?: DestinationStream;
 }
 
 export interface App {
@@ -66,8 +66,7 @@ export interface App {
 
 export async function buildApp({ config, storage, redis, logStream }: AppDependencies): Promise<App> {
   const app = Fastify({
-    // Asynchronous writes: a synchronous write per log line was a syscall on every request.
-    logger: { level: config.logLevel, stream: logStream ?? pino.destination({ dest: 1, sync: false }) },
+    logger: { level: config.logLevel, stream: logStream ?? (await logDestination(config.logFormat)) },
     genReqId: requestIdFor,
     requestIdHeader: false,
     logController: new OneLinePerRequest(),

@@ -5,11 +5,14 @@
  * dying; SIGTERM is passed on and the supervisor exits when all have.
  */
 import cluster, { type Worker } from 'node:cluster';
+import type { LogFormat } from './config.js';
 
-const log = (msg: string, extra: Record<string, unknown> = {}) =>
-  process.stdout.write(`${JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, role: 'supervisor', ...extra, msg })}\n`);
-
-export function runSupervisor(workers: number, shutdownGraceMs: number): void {
+export async function runSupervisor(workers: number, shutdownGraceMs: number, logFormat: LogFormat): Promise<void> {
+  const pretty = logFormat.kind === 'pretty' ? (await import('./logging/pretty-log.js')).prettyLine : undefined;
+  const log = (msg: string, extra: Record<string, unknown> = {}) => {
+    const line = JSON.stringify({ level: 30, time: Date.now(), pid: process.pid, role: 'supervisor', ...extra, msg });
+    process.stdout.write(pretty ? pretty(line, logFormat.kind === 'pretty' && logFormat.colour) : `${line}\n`);
+  };
   let stopping = false;
   let recentDeaths = 0;
 

@@ -36,6 +36,24 @@ export interface Config {
   cacheMemoryBytes: number;
   /** How long a cached answer is kept; a request's max-age beyond it cannot hit older answers. */
   cacheTtlSeconds: number;
+  logFormat: LogFormat;
+  /** OpenTelemetry export; undefined (the default) means no tracing code is even loaded. */
+  tracing: TracingConfig | undefined;
+}
+
+/** JSON lines for machines; coloured text for a person at a terminal. */
+export type LogFormat = { kind: 'json' } | { kind: 'pretty'; colour: boolean };
+
+export interface TracingConfig {
+  /** Full OTLP/HTTP traces URL (…/v1/traces). */
+  url: string;
+  protocol: 'http/protobuf' | 'http/json';
+  /** Sent with every export, e.g. a vendor's API key: never logged. */
+  headers: Record<string, string>;
+  serviceName: string;
+  resourceAttributes: Record<string, string>;
+  /** Longest a finished span waits before it is exported. */
+  exportDelayMs: number;
 }
 
 export class ConfigError extends Error {
@@ -107,7 +125,56 @@ function workers(env: Env, cores: number): number {
   return integer(env, 'WORKERS', 1, 1, 256);
 }
 
-export function loadConfig(env: Env = process.env, cores = 1): Config {
+function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
+  const raw = env.LOG_FORMAT?.trim() || (stdoutIsTty ? 'pretty' : 'json');
+  if (raw !== 'json' && raw !== 'pretty') throw new ConfigError('LOG_FORMAT', `must be json or pretty, got "${raw}"`);
+  // https://no-color.org: any non-empty NO_COLOR turns colour off.
+  return raw === 'json' ? { kind: 'json' } : { kind: 'pretty', colour: !env.NO_COLOR };
+}
+
+/** `k1=v1,k2=v2` with percent-encoded values, as the OpenTelemetry specification writes lists. */
+function keyValueList(env: Env, name: string): Record<string, string> {
+  const list: Record<string, string> = {};
+  for (const pair of (env[name] ?? '').split(',')) {
+    if (pair.trim() === '') continue;
+    const at = pair.indexOf('=');
+    // The value may be a credential: name the variable, never echo it.
+    if (at <= 0) throw new ConfigError(name, 'must be a comma-separated list of key=value pairs');
+    try {
+      list[decodeURIComponent(pair.slice(0, at).trim())] = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      throw new ConfigError(name, 'holds a malformed percent-encoding');
+    }
+  }
+  return list;
+}
+
+/** The standard OTEL_* variables; tracing is on only when an OTLP endpoint is given. */
+function tracing(env: Env): TracingConfig | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  const tracesEndpoint = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const endpoint = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  let url: string;
+  if (tracesEndpoint) url = httpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', tracesEndpoint);
+  else if (endpoint) url = `${httpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', endpoint)}/v1/traces`;
+  else return undefined;
+  const protocolVariable = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = env[protocolVariable]?.trim() || 'http/protobuf';
+  if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
+    throw new ConfigError(protocolVariable, `must be http/protobuf or http/json (gRPC is not supported), got "${protocol}"`);
+  }
+  return {
+    url,
+    protocol,
+    headers: { ...keyValueList(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValueList(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'persona-refine',
+    resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+    exportDelayMs: integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1, 600_000),
+  };
+}
+
+/** `stdoutIsTty` picks the default log format: pretty at a terminal, JSON otherwise. */
+export function loadConfig(env: Env = process.env, cores = 1, stdoutIsTty = false): Config {
   const logLevel = env.LOG_LEVEL?.trim() || 'info';
   if (!LOG_LEVELS.includes(logLevel)) {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
@@ -142,5 +209,7 @@ export function loadConfig(env: Env = process.env, cores = 1): Config {
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 1_000, 10, 60_000),
     cacheMemoryBytes: integer(env, 'CACHE_MEMORY_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 86_400, 1, 30 * 86_400),
+    logFormat: logFormat(env, stdoutIsTty),
+    tracing: tracing(env),
   };
 }

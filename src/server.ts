@@ -4,8 +4,9 @@
  * prepares storage once and forks workers sharing the port.
  */
 import cluster from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { AccountService } from './accounts/account-service.js';
+import { AccountService, type IssuedKey } from './accounts/account-service.js';
 import { buildApp } from './app.js';
 import { runSupervisor } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
@@ -15,19 +16,27 @@ import { AccountRepository } from './storage/account-repository.js';
 import { openStorage, type Storage } from './storage/database.js';
 
 /** Migrations and the first-start account: once, before any request is served. */
-async function prepareStorage(config: Config): Promise<Storage> {
+async function prepareStorage(config: Config): Promise<{ storage: Storage; issued: IssuedKey | undefined }> {
   const storage = await openStorage(config.database);
   const issued = await new AccountService(new AccountRepository(storage.db)).bootstrap(config.bootstrapApiKey);
-  if (issued) {
-    // Printed once, to stdout, never logged: the operator's only chance to copy it.
-    process.stdout.write(
-      `\nCreated account "${issued.accountName}". Its API key (shown only this once):\n\n  ${issued.key}\n\n`,
-    );
-  }
-  return storage;
+  return { storage, issued };
 }
 
-async function serve(config: Config, storage: Storage): Promise<void> {
+/** The address a person can open: a wildcard listen address is reachable on loopback. */
+function baseUrl(host: string, port: number): string {
+  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shown}:${port}`;
+}
+
+/** Printed once, to stdout, never logged: the operator's only chance to copy the key. */
+function printFirstStart(issued: IssuedKey, base: string): void {
+  process.stdout.write(
+    `\nCreated account "${issued.accountName}". Its API key (shown only this once):\n\n  ${issued.key}\n\n` +
+      `Persona Studio  ${base}/studio/\nAPI docs        ${base}/docs\n\n`,
+  );
+}
+
+async function serve(config: Config, storage: Storage, issued?: IssuedKey): Promise<void> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
   const { app } = await buildApp({ config, storage, redis });
 
@@ -57,16 +66,20 @@ async function serve(config: Config, storage: Storage): Promise<void> {
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
+  const base = baseUrl(config.host, (app.server.address() as AddressInfo).port);
+  if (issued) printFirstStart(issued, base);
+  app.log.info(`Persona Studio at ${base}/studio/, API docs at ${base}/docs`);
   warmTransport();
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig(process.env, availableParallelism());
+  const config = loadConfig(process.env, availableParallelism(), process.stdout.isTTY === true);
   if (cluster.isWorker) return serve(config, await openStorage(config.database));
-  const storage = await prepareStorage(config);
-  if (config.workers === 1) return serve(config, storage);
+  const { storage, issued } = await prepareStorage(config);
+  if (config.workers === 1) return serve(config, storage, issued);
   await storage.close();
-  runSupervisor(config.workers, config.shutdownGraceMs);
+  if (issued) printFirstStart(issued, baseUrl(config.host, config.port));
+  await runSupervisor(config.workers, config.shutdownGraceMs, config.logFormat);
 }
 
 main().catch((error: unknown) => {

@@ -10,10 +10,16 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const ENTRY = new URL('../../dist/server.js', import.meta.url).pathname;
+export const SERVER_ENTRY = new URL('../../dist/server.js', import.meta.url).pathname;
 
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 10_000): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [ENTRY], {
+/** Node options for startServerProcess: the process lists every module it imports into `file`. */
+export const recordLoadedModules = (file: string) => ({
+  nodeArgs: ['--import', new URL('./record-loaded-modules.mjs', import.meta.url).pathname],
+  env: { LOADED_MODULES_FILE: file },
+});
+
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 10_000, nodeArgs: string[] = []): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_ENTRY], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -27,7 +33,8 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
       reject(new Error(`server did not start in ${timeoutMs} ms:\n${output}`));
     }, timeoutMs);
     const check = () => {
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      // The last thing a start prints (after the first start's key), in either log format.
+      const match = /Persona Studio at (http:\/\/127\.0\.0\.1:\d+)\/studio\//.exec(output);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -56,7 +63,7 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
 
 /** Runs the built server expecting it to refuse to start; returns its exit code and output. */
 export async function runServerExpectingFailure(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SERVER_ENTRY], { env: { PATH: process.env.PATH ?? '', PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.on('data', (chunk) => (output += String(chunk)));
   child.stderr.on('data', (chunk) => (output += String(chunk)));
