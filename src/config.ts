@@ -3,16 +3,9 @@
  * Variable names are part of the public contract (DESIGN.md §4).
  */
 import { resolve } from 'node:path';
-import { findProviderConfigProblem } from './providers/index.js';
+import { findProviderConfigProblem, type ProviderOverrides } from './providers/provider-config.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
-
-export interface ProviderOverrides {
-  /** Provider id (lowercase) → base URL, from PROVIDER_BASE_URL_<ID>. */
-  baseUrls: Record<string, string>;
-  /** Provider id (lowercase) → default model, from PROVIDER_MODEL_<ID>. */
-  models: Record<string, string>;
-}
 
 export interface Config {
   port: number;

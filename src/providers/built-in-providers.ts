@@ -4,10 +4,14 @@ import { google } from './google.js';
 import { groq } from './groq.js';
 import { mistral } from './mistral.js';
 import { openai } from './openai.js';
+import type { BuiltInProviderId } from './provider-config.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { xai } from './xai.js';
 
-/** Provider id → definition. Adding a provider: one file beside this one and one line here. */
+/**
+ * Provider id → definition. Adding a provider: one file beside this one, one line here
+ * and its id in provider-config.ts (the config check knows the ids without loading these).
+ */
 export const builtInProviders = {
   openai,
   anthropic,
@@ -16,10 +20,4 @@ export const builtInProviders = {
   groq,
   deepseek,
   xai,
-} satisfies Record<string, ProviderDefinition>;
-
-export const builtInProviderIds: readonly string[] = Object.keys(builtInProviders);
-
-export function isBuiltInProvider(id: string): id is keyof typeof builtInProviders {
-  return Object.hasOwn(builtInProviders, id);
-}
+} satisfies Record<BuiltInProviderId, ProviderDefinition>;

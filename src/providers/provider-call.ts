@@ -1,21 +1,61 @@
 /**
- * One provider call under a deadline: attempts, retries of what may pass, and aborts.
- * The deadline is enforced here, not by the provider or the SDK, so a silent socket or
- * a body that stalls after the headers still ends on time.
+ * One provider call under a deadline: its bounds (the deadline and the caller's abort,
+ * as one signal) and the plain retry loop over classified attempts. The deadline is
+ * enforced here, not by the provider, so a silent socket, a body that stalls after the
+ * headers or a stream that stops mid-way still ends on time.
  */
 import { ClientAbortedError, providerError } from '../errors.js';
-import { type FailureContext, type ProviderFailure, describeProviderFailure } from './provider-failure.js';
+import type { Attempt } from './attempt.js';
 
-/** One try at the provider: resolves with the answer's text, or throws what went wrong. */
-export type Attempt = (signal: AbortSignal) => Promise<string>;
-
-export interface AttemptPlan extends FailureContext {
-  attempt: Attempt;
+export interface CallBounds {
+  providerId: string;
+  /** The caller's signal: aborting it (client disconnect) ends the call with ClientAbortedError. */
   signal: AbortSignal | undefined;
   /** Epoch ms after which the call is abandoned with provider_timeout. */
   deadline: number;
+  /** The configured timeout, named in the 504 message. */
   timeoutMs: number | undefined;
-  maxRetries: number;
+}
+
+/** A call in progress: aborted at its deadline or by the caller, until `close()`. */
+export interface CallScope {
+  readonly signal: AbortSignal;
+  readonly deadline: number;
+  /** Why the call stopped, as the error to throw: 504 provider_timeout or ClientAbortedError. */
+  stopped(): Error;
+  /** Stops the deadline timer and forgets the caller's signal; call once the call is over. */
+  close(): void;
+}
+
+export function openCall(bounds: CallBounds): CallScope {
+  const started = Date.now();
+  const controller = new AbortController();
+  let abortedBy: 'deadline' | 'client' | undefined;
+  const abort = (by: 'deadline' | 'client') => {
+    abortedBy ??= by;
+    controller.abort();
+  };
+  const onClientAbort = () => abort('client');
+  const timer = setTimeout(() => abort('deadline'), bounds.deadline - started);
+  bounds.signal?.addEventListener('abort', onClientAbort, { once: true });
+  if (bounds.signal?.aborted) abort('client');
+  if (started >= bounds.deadline) abort('deadline');
+  return {
+    signal: controller.signal,
+    deadline: bounds.deadline,
+    stopped: () =>
+      abortedBy === 'client'
+        ? new ClientAbortedError(`the client went away; the call to provider "${bounds.providerId}" was abandoned`)
+        : providerError(
+            'provider_timeout',
+            bounds.providerId,
+            `did not answer within ${bounds.timeoutMs ?? Math.max(0, bounds.deadline - started)} ms`,
+          ),
+    close() {
+      clearTimeout(timer);
+      bounds.signal?.removeEventListener('abort', onClientAbort);
+    },
+  };
 }
 
 const BACKOFF_BASE_MS = 500;
@@ -38,55 +78,22 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export async function callWithRetries(plan: AttemptPlan): Promise<{ text: string; attempts: number }> {
-  const started = Date.now();
-  const controller = new AbortController();
-  let abortedBy: 'deadline' | 'client' | undefined;
-  const abort = (by: 'deadline' | 'client') => {
-    abortedBy ??= by;
-    controller.abort();
-  };
-  const onClientAbort = () => abort('client');
-  const timer = setTimeout(() => abort('deadline'), plan.deadline - started);
-  plan.signal?.addEventListener('abort', onClientAbort, { once: true });
-  if (plan.signal?.aborted) abort('client');
-  if (started >= plan.deadline) abort('deadline');
-
-  const stopped = (): Error =>
-    abortedBy === 'client'
-      ? new ClientAbortedError(`the client went away; the call to provider "${plan.providerId}" was abandoned`)
-      : providerError(
-          'provider_timeout',
-          plan.providerId,
-          `did not answer within ${plan.timeoutMs ?? Math.max(0, plan.deadline - started)} ms`,
-        );
-
-  try {
-    for (let attempt = 1; ; attempt++) {
-      if (controller.signal.aborted) throw stopped();
-      let failure: ProviderFailure;
-      try {
-        const text = await plan.attempt(controller.signal);
-        if (text.trim() !== '') return { text, attempts: attempt };
-        failure = {
-          error: providerError('provider_failed', plan.providerId, 'answered without any text'),
-          retryable: false,
-          retryAfterMs: undefined,
-        };
-      } catch (error) {
-        if (controller.signal.aborted) throw stopped();
-        const described = describeProviderFailure(error, plan);
-        if (described === undefined) throw error;
-        failure = described;
-      }
-      if (!failure.retryable || attempt > plan.maxRetries) throw failure.error;
-      const wait = failure.retryAfterMs ?? backoffMs(attempt);
-      // A wait that ends past the deadline cannot succeed: answer with what we know now.
-      if (Date.now() + wait >= plan.deadline) throw failure.error;
-      await pause(wait, controller.signal);
+/** Attempts until one succeeds, a failure cannot pass, the retries run out or the scope stops. */
+export async function callWithRetries<T>(scope: CallScope, attempt: Attempt<T>, maxRetries: number): Promise<{ value: T; attempts: number }> {
+  for (let attempts = 1; ; attempts++) {
+    if (scope.signal.aborted) throw scope.stopped();
+    let outcome;
+    try {
+      outcome = await attempt(scope.signal);
+    } catch (error) {
+      throw scope.signal.aborted ? scope.stopped() : error;
     }
-  } finally {
-    clearTimeout(timer);
-    plan.signal?.removeEventListener('abort', onClientAbort);
+    if (outcome.ok) return { value: outcome.value, attempts };
+    const { failure } = outcome;
+    if (!failure.retryable || attempts > maxRetries) throw failure.error;
+    const wait = failure.retryAfterMs ?? backoffMs(attempts);
+    // A wait that ends past the deadline cannot succeed: answer with what we know now.
+    if (Date.now() + wait >= scope.deadline) throw failure.error;
+    await pause(wait, scope.signal);
   }
 }

@@ -3,15 +3,15 @@
  * endpoints the operator declared. Base URLs and default models come only from
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
-import type { ProviderOverrides } from '../config.js';
 import { invalidRequest } from '../errors.js';
+import { type AttemptTarget, answerAttempt } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
-import { findProviderConfigProblem, operatorProviderIds } from './operator-providers.js';
-import { wireAttempt } from './attempts.js';
-import { callWithRetries } from './provider-call.js';
-import { fetchTransport, pooledTransport } from './wire/transport.js';
+import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
+import { callWithRetries, openCall } from './provider-call.js';
 import type { ProviderDefinition } from './provider-definition.js';
+import { fetchTransport, pooledTransport } from './wire/transport.js';
+import type { TokenUsage } from './wire/wire-format.js';
 
 export interface ProviderCall {
   /** The caller's own provider key. */
@@ -30,6 +30,8 @@ export interface ProviderAnswer {
   model: string;
   attempts: number;
   durationMs: number;
+  /** The tokens the provider reported for the successful attempt, when it did. */
+  usage: TokenUsage | undefined;
 }
 
 export interface ProviderRegistry {
@@ -99,26 +101,28 @@ export function createProviderRegistry(
     return provider;
   };
 
+  const targetFor = (id: string, call: ProviderCall): { target: AttemptTarget; model: string } => {
+    const { definition, baseUrl, model } = lookup(id);
+    return {
+      target: { providerId: id, apiKey: call.apiKey, rejectsKey: definition.rejectsKey, wire: definition.wire, transport, baseUrl },
+      model: call.model ?? model,
+    };
+  };
+
   return {
     ids: () => [...ids],
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
     async generate(id, call, budget) {
-      const { definition, baseUrl, model: defaultModel } = lookup(id);
-      const model = call.model ?? defaultModel;
+      const { target, model } = targetFor(id, call);
       const started = Date.now();
-      const prompt = { model, system: call.system, user: call.user };
-      const { text, attempts } = await callWithRetries({
-        providerId: id,
-        apiKey: call.apiKey,
-        rejectsKey: definition.rejectsKey,
-        attempt: wireAttempt(definition.wire, transport, baseUrl, call.apiKey, prompt),
-        signal: call.signal,
-        deadline: budget.deadline,
-        timeoutMs: budget.timeoutMs,
-        maxRetries,
-      });
-      return { text, model, attempts, durationMs: Date.now() - started };
+      const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
+      try {
+        const { value, attempts } = await callWithRetries(scope, answerAttempt(target, { model, system: call.system, user: call.user }), maxRetries);
+        return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
+      } finally {
+        scope.close();
+      }
     },
   };
 }

@@ -1,4 +1,4 @@
-import { isRecord, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /**
  * The most output tokens a Claude model accepts. Anthropic requires
@@ -44,4 +44,15 @@ export const anthropicMessages: WireFormat = {
     }
     return text;
   },
+  usage: (answer) => (isRecord(answer) && isRecord(answer.usage) ? anthropicUsage(answer.usage) : undefined),
 };
+
+/**
+ * Anthropic counts cache reads and writes apart from `input_tokens`; they are input all
+ * the same, so they are added (the other APIs' input counts include cached tokens).
+ */
+export function anthropicUsage(usage: Record<string, unknown>, outputTokens: unknown = usage.output_tokens) {
+  const cached = (n: unknown) => (typeof n === 'number' ? n : 0);
+  const input = typeof usage.input_tokens === 'number' ? usage.input_tokens + cached(usage.cache_creation_input_tokens) + cached(usage.cache_read_input_tokens) : undefined;
+  return tokenUsage(input, outputTokens);
+}

@@ -1,4 +1,4 @@
-import { isRecord, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /** OpenAI-style Chat Completions (`POST /chat/completions`, Bearer key): Groq, DeepSeek, xAI, Ollama, vLLM… */
 export const chatCompletions: WireFormat = {
@@ -21,4 +21,6 @@ export const chatCompletions: WireFormat = {
     if (content === null) return '';
     return typeof content === 'string' ? content : undefined;
   },
+  usage: (answer) =>
+    isRecord(answer) && isRecord(answer.usage) ? tokenUsage(answer.usage.prompt_tokens, answer.usage.completion_tokens) : undefined,
 };

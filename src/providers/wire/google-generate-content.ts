@@ -1,4 +1,4 @@
-import { isRecord, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /** Gemini API: `POST /models/{model}:generateContent`, `x-goog-api-key`, system as `systemInstruction`. */
 export const googleGenerateContent: WireFormat = {
@@ -23,5 +23,12 @@ export const googleGenerateContent: WireFormat = {
     let text = '';
     for (const part of parts) if (isRecord(part) && typeof part.text === 'string' && part.thought !== true) text += part.text;
     return text;
+  },
+  usage(answer) {
+    if (!isRecord(answer) || !isRecord(answer.usageMetadata)) return undefined;
+    const { promptTokenCount, candidatesTokenCount, thoughtsTokenCount } = answer.usageMetadata;
+    // Thinking tokens are billed as output but not counted in candidatesTokenCount.
+    const thoughts = typeof thoughtsTokenCount === 'number' ? thoughtsTokenCount : 0;
+    return tokenUsage(promptTokenCount, typeof candidatesTokenCount === 'number' ? candidatesTokenCount + thoughts : candidatesTokenCount);
   },
 };

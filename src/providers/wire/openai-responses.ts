@@ -1,4 +1,4 @@
-import { isRecord, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /**
  * OpenAI Responses API: `POST /responses`. `instructions` carries the system
@@ -27,4 +27,6 @@ export const openAIResponses: WireFormat = {
     }
     return text;
   },
+  // input_tokens counts cached input too; output_tokens counts reasoning tokens too.
+  usage: (answer) => (isRecord(answer) && isRecord(answer.usage) ? tokenUsage(answer.usage.input_tokens, answer.usage.output_tokens) : undefined),
 };

@@ -1,18 +1,20 @@
 /**
- * POSTs a wire request and reads the whole answer. By default through one
- * keep-alive undici pool per origin, so a refine reuses a warm connection
- * instead of paying a TCP (and TLS) handshake; tests may inject a fetch.
+ * POSTs a wire request and hands back the status, the headers and the body as it
+ * arrives; reading (whole, capped, or as a stream of events) is the attempt's business.
+ * By default through one keep-alive undici pool per origin, so a refine reuses a warm
+ * connection instead of paying a TCP (and TLS) handshake; tests may inject a fetch.
  */
 import type { Pool } from 'undici';
 import type { WireRequest } from './wire-format.js';
 
-export interface HttpAnswer {
+export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** Ends early (and frees the connection) when the request's signal aborts or the reader stops. */
+  body: AsyncIterable<Uint8Array>;
 }
 
-export type Transport = (baseUrl: string, request: WireRequest, signal: AbortSignal) => Promise<HttpAnswer>;
+export type Transport = (baseUrl: string, request: WireRequest, signal: AbortSignal) => Promise<HttpResponse>;
 
 // One pool per origin; the promise is stored so concurrent first calls share it.
 const pools = new Map<string, Promise<Pool>>();
@@ -36,9 +38,6 @@ function poolFor(origin: string): Promise<Pool> {
   return pool;
 }
 
-/** A provider answer larger than this is not a rewrite of at most 100,000 characters. */
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
-
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
@@ -56,31 +55,16 @@ export const pooledTransport: Transport = async (baseUrl, request, signal) => {
     body: request.body,
     signal,
   });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) {
-      response.body.destroy();
-      throw new AnswerTooLargeError();
-    }
-    chunks.push(chunk);
-  }
-  return { status: response.statusCode, headers: flatten(response.headers), body: Buffer.concat(chunks).toString('utf8') };
+  return { status: response.statusCode, headers: flatten(response.headers), body: response.body };
 };
 
-/** The provider sent more than any rewrite could need; treated as an unusable answer. */
-export class AnswerTooLargeError extends Error {
-  constructor() {
-    super(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    this.name = 'AnswerTooLargeError';
-  }
-}
+const noBody: AsyncIterable<Uint8Array> = { async *[Symbol.asyncIterator]() {} };
 
 export function fetchTransport(fetchImpl: typeof fetch): Transport {
   return async (baseUrl, request, signal) => {
     const response = await fetchImpl(baseUrl + request.path, { method: 'POST', headers: request.headers, body: request.body, signal });
-    return { status: response.status, headers: Object.fromEntries(response.headers), body: await response.text() };
+    const body = (response.body as AsyncIterable<Uint8Array> | null) ?? noBody;
+    return { status: response.status, headers: Object.fromEntries(response.headers), body };
   };
 }
 

@@ -11,10 +11,27 @@ export interface WireRequest {
   body: string;
 }
 
+/** The tokens a provider reported for one attempt. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface WireFormat {
   request(apiKey: string, model: string, system: string, user: string): WireRequest;
   /** The answer's text; undefined when the JSON is not of the shape this API promises. */
   text(answer: unknown): string | undefined;
+  /** The tokens the answer reports; undefined when it reports none. */
+  usage(answer: unknown): TokenUsage | undefined;
+}
+
+const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
+
+/** Usage from a provider's token counts: both must be there, or neither is trusted. */
+export function tokenUsage(input: unknown, output: unknown): TokenUsage | undefined {
+  const inputTokens = count(input);
+  const outputTokens = count(output);
+  return inputTokens === undefined || outputTokens === undefined ? undefined : { inputTokens, outputTokens };
 }
 
 export const USER_AGENT = 'persona-refine/1';

@@ -1,5 +1,27 @@
-import type { ProviderOverrides } from '../config.js';
-import { builtInProviderIds, isBuiltInProvider } from './built-in-providers.js';
+/**
+ * The operator's provider settings and their check. A leaf on purpose: config.ts
+ * imports it, so loading the configuration (the server's first step, and all the
+ * admin CLI needs) never loads the provider machinery or its HTTP client.
+ */
+
+/** What PROVIDER_BASE_URL_<ID> and PROVIDER_MODEL_<ID> set, by provider id (lowercase). */
+export interface ProviderOverrides {
+  /** Provider id → base URL, from PROVIDER_BASE_URL_<ID>. */
+  baseUrls: Record<string, string>;
+  /** Provider id → default model, from PROVIDER_MODEL_<ID>. */
+  models: Record<string, string>;
+}
+
+/**
+ * The built-in providers' ids. built-in-providers.ts holds their definitions and
+ * must define exactly these (its `satisfies` fails to compile otherwise).
+ */
+export const builtInProviderIds = ['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai'] as const;
+export type BuiltInProviderId = (typeof builtInProviderIds)[number];
+
+export function isBuiltInProvider(id: string): id is BuiltInProviderId {
+  return (builtInProviderIds as readonly string[]).includes(id);
+}
 
 /** Ids other modules provide; an operator may not declare an endpoint under them. */
 export const reservedProviderIds: readonly string[] = ['rules'];
