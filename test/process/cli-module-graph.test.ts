@@ -11,8 +11,8 @@ const root = new URL('../../', import.meta.url).pathname;
 
 async function modulesLoadedBy(args: string[]): Promise<string[]> {
   const file = join(mkdtempSync(join(tmpdir(), 'modules-')), 'loaded.txt');
-  await run(process.execPath, ['--import', join(root, 'test/helpers/record-module-loads.mjs'), join(root, 'dist/cli/main.js'), ...args], {
-    env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'sqlite::memory:', RECORD_MODULE_LOADS: file },
+  await run(process.execPath, ['--import', join(root, 'test/helpers/record-loaded-modules.mjs'), join(root, 'dist/cli/main.js'), ...args], {
+    env: { PATH: process.env.PATH ?? '', DATABASE_URL: 'sqlite::memory:', LOADED_MODULES_FILE: file },
   });
   return readFileSync(file, 'utf8').trim().split('\n');
 }
