@@ -1,8 +1,8 @@
 // `npm start` on a fresh clone: compile once, then only when a source file is newer than the build.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const marker = join(root, 'dist', 'server.js');
@@ -15,6 +15,30 @@ function newestMtime(dir) {
     if (mtime > newest) newest = mtime;
   }
   return newest;
+}
+
+const RELATIVE_IMPORT = /^(?:import|export)[^'"]*from '(\.\.?\/[^']+)'/gm;
+
+/** Files outside `dir` that its sources import, directly or not: the server code the studio bundles. */
+function importsOutside(dir) {
+  const outside = new Set();
+  const follow = (file) => {
+    for (const [, specifier] of readFileSync(file, 'utf8').matchAll(RELATIVE_IMPORT)) {
+      const target = resolve(dirname(file), specifier.replace(/\.js$/, '.ts'));
+      if (target.startsWith(dir + '/') || outside.has(target) || !existsSync(target)) continue;
+      outside.add(target);
+      follow(target);
+    }
+  };
+  const walk = (folder) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.tsx?$/.test(entry.name)) follow(path);
+    }
+  };
+  walk(dir);
+  return [...outside];
 }
 
 const sources = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs);
@@ -31,6 +55,7 @@ const studio = join(root, 'studio');
 const studioMarker = join(studio, 'dist', 'index.html');
 const studioSources = Math.max(
   newestMtime(join(studio, 'src')),
+  ...importsOutside(join(studio, 'src')).map((file) => statSync(file).mtimeMs),
   ...['index.html', 'vite.config.ts', 'package.json'].map((file) => statSync(join(studio, file)).mtimeMs),
 );
 if (!existsSync(studioMarker) || statSync(studioMarker).mtimeMs < studioSources) {

@@ -38,7 +38,7 @@ import { personaRoutes } from './routes/personas.js';
 import { refineRoutes } from './routes/refine.js';
 import { studioRoutes } from './routes/studio.js';
 import { ErrorBody } from './schemas/common.js';
-import { Persona } from './schemas/persona.js';
+import { Persona, PersonaAttributes } from './schemas/persona.js';
 import { AccountRepository } from './storage/account-repository.js';
 import type { Storage } from './storage/database.js';
 import { IdempotencyRepository } from './storage/idempotency-repository.js';
@@ -118,6 +118,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   installClientClosed(app, metrics);
   await installLoadShedding(app, config.maxEventLoopDelayMs);
   app.addSchema(ErrorBody);
+  app.addSchema(PersonaAttributes);
   app.addSchema(Persona);
   app.decorateRequest('idempotencyScope', null);
   await installOpenApi(app);

@@ -8,6 +8,7 @@ export type {
   CreatePersonaInput,
   ErrorBody,
   Persona,
+  PersonaAttributes,
   PersonaWithEtag,
   RefineInput,
   RefineResult,

@@ -7,6 +7,8 @@ import type { components, paths } from './generated/openapi.js';
 type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
 
 export type Persona = components['schemas']['Persona'];
+/** The well-known keys typed as the service documents them; any other key is allowed too. */
+export type PersonaAttributes = components['schemas']['PersonaAttributes'];
 export type ErrorBody = components['schemas']['Error'];
 export type CreatePersonaInput = JsonOf<paths['/v1/personas']['post']['requestBody']>;
 /** A field present replaces the stored one; a field absent is kept; `attributes` is replaced whole. */

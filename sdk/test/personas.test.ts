@@ -91,7 +91,7 @@ describe('client.personas and client.check against a real server', () => {
     const verdict = await client.check({ personaId: persona.id, content });
     expect(verdict.passed).toBe(false);
     expect(verdict.violations.map((v) => [v.rule, content.slice(v.start, v.end)])).toEqual([['avoid', 'synergy']]);
-    expect(await client.check({ personaId: persona.id, content: 'All good.' })).toEqual({ passed: true, violations: [] });
+    expect(await client.check({ personaId: persona.id, content: 'All good.' })).toEqual({ passed: true, violations: [], warnings: [] });
     await expect(client.check({ personaId: 'nope', content: 'x' })).rejects.toMatchObject({ status: 404, source: 'service' });
   });
 

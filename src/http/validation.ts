@@ -5,14 +5,26 @@
  */
 import { Ajv, type ErrorObject } from 'ajv';
 import type { FastifyInstance } from 'fastify';
+import { isWellKnownAttribute, shapeMessage } from '../personas/catalogue/index.js';
 
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
 const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
 const textAjv = new Ajv({ ...shared, coerceTypes: true });
 
 export function installValidation(app: FastifyInstance): void {
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : textAjv).compile(schema));
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    const ajv = httpPart === 'body' ? bodyAjv : textAjv;
+    // A request schema may $ref a shared schema (app.addSchema), which this Ajv must know too.
+    const text = JSON.stringify(schema);
+    for (const shared of Object.values(app.getSchemas()) as { $id: string }[]) {
+      if (text.includes(`"$ref":"${shared.$id}"`) && !ajv.getSchema(shared.$id)) ajv.addSchema(shared);
+    }
+    return ajv.compile(schema);
+  });
 }
+
+// A well-known attribute's shapes are alternatives; the catalogue names all of them at once.
+const WELL_KNOWN_ATTRIBUTE = /^\/attributes\/([^/]+)/;
 
 const PARTS: Record<string, string> = { body: 'request body', querystring: 'query string', params: 'path', headers: 'headers' };
 
@@ -30,6 +42,8 @@ export function validationMessage(errors: ErrorObject[], part = 'body'): string 
   const error = errors[0];
   const where = PARTS[part] ?? part;
   if (!error) return `${where} is invalid`;
+  const attribute = part === 'body' ? WELL_KNOWN_ATTRIBUTE.exec(error.instancePath)?.[1] : undefined;
+  if (attribute !== undefined && isWellKnownAttribute(attribute)) return shapeMessage(attribute);
   const field = fieldName(error, part);
   const subject = field ?? where;
   const params = error.params as Record<string, unknown>;

@@ -4,8 +4,9 @@
  * row is still read every time (account scoping, freshness); its ETag is part
  * of the key, so a write makes the next request compile the new version.
  */
+import { type AttributeProblem, parseAttributes } from '../personas/catalogue/index.js';
 import type { PersonaService } from '../personas/persona-service.js';
-import { type PersonaRules, rulesFromAttributes } from '../rules/index.js';
+import { type PersonaRules, rulesFromValues } from '../rules/index.js';
 import { buildSystemMessage } from './prompt.js';
 
 export interface CompiledPersona {
@@ -13,6 +14,8 @@ export interface CompiledPersona {
   attributes: Record<string, unknown>;
   rules: PersonaRules;
   system: string;
+  /** Well-known keys stored with a value of none of their shapes, which prompt and rules ignore. */
+  invalid: AttributeProblem[];
 }
 
 const MAX_CACHED = 1_000;
@@ -29,7 +32,8 @@ export class CompiledPersonas {
     if (!compiled) {
       const attributes = JSON.parse(record.attributesJson) as Record<string, unknown>;
       const persona = { name: record.name, attributes };
-      compiled = { ...persona, rules: rulesFromAttributes(attributes), system: buildSystemMessage(persona) };
+      const { values, invalid } = parseAttributes(attributes);
+      compiled = { ...persona, rules: rulesFromValues(values), system: buildSystemMessage(persona), invalid };
       if (this.cache.size >= MAX_CACHED) this.cache.clear();
       this.cache.set(key, compiled);
     }

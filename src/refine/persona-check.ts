@@ -14,6 +14,7 @@ export class PersonaCheck {
       start,
       end,
     }));
-    return { passed: violations.length === 0, violations };
+    const warnings = persona.invalid.map(({ key, message }) => ({ attribute: key, message: `${message}; it is ignored until fixed` }));
+    return { passed: violations.length === 0, violations, warnings };
   }
 }

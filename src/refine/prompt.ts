@@ -4,7 +4,15 @@
  * Pure and deterministic (snapshot-tested), and cheap: it runs on every refine request.
  */
 
-import { isJsonObject } from '../json-object.js';
+import {
+  ATTRIBUTE_CATALOGUE,
+  ATTRIBUTE_KEYS,
+  type AttributeValues,
+  type ExamplePair,
+  isWellKnownAttribute,
+  parseAttributes,
+} from '../personas/catalogue/index.js';
+import { indented, labelled, quote } from '../personas/catalogue/prompt-lines.js';
 
 export interface RefinePersona {
   name: string;
@@ -28,16 +36,16 @@ export function buildRefinePrompt(persona: RefinePersona, content: string): Refi
 
 /** Depends only on the persona, so callers may build it once per persona version. */
 export function buildSystemMessage({ name, attributes }: RefinePersona): string {
-  const examplePairs = asExamplePairs(attributes.examples);
+  const { values } = parseAttributes(attributes);
   const lines = [
     'You are a writing assistant. Rewrite the text you are given so it sounds like the persona below.',
     '',
     '# Persona',
     ...labelled('Name', name.trim()),
-    ...personaLines(attributes, examplePairs !== undefined),
+    ...personaLines(attributes, values),
   ];
-  if (examplePairs) lines.push('', '# Examples of this voice', ...exampleLines(examplePairs));
-  lines.push('', '# Rules', ...ruleLines(hasValue(attributes.language)));
+  if (values.examples) lines.push('', '# Examples of this voice', ...exampleLines(values.examples));
+  lines.push('', '# Rules', ...ruleLines(values.language !== undefined));
   return lines.join('\n');
 }
 
@@ -53,98 +61,24 @@ function ruleLines(personaSetsLanguage: boolean): string[] {
   ];
 }
 
-const LIST_SEPARATOR = /[,\n]/;
-const DIGITS = /^\d+$/;
-
-/** A renderer returns undefined when the value has a shape it does not expect. */
-type Render = (label: string, value: unknown) => string[] | undefined;
-
-const prose: Render = (label, value) =>
-  typeof value === 'string' ? labelled(label, value.trim()) : undefined;
-
-const commaList: Render = (label, value) => {
-  if (typeof value === 'string') return labelled(label, value.trim());
-  // Items that contain commas would blur together when joined, so they keep the list form.
-  if (isStringArray(value) && !value.some((item) => LIST_SEPARATOR.test(item))) {
-    return [`${label}: ${value.join(', ')}`];
-  }
-  return undefined;
-};
-
-const quotedTerms: Render = (label, value) => {
-  if (typeof value === 'string') return labelled(label, value.trim());
-  return isStringArray(value) ? [`${label}: ${value.map(quote).join(', ')}`] : undefined;
-};
-
-const preferredTerms: Render = (label, value) => {
-  if (!isJsonObject(value)) return quotedTerms(label, value);
-  const pairs = Object.entries(value);
-  if (!pairs.every((pair): pair is [string, string] => typeof pair[1] === 'string')) return undefined;
-  return [`${label}:`, ...pairs.map(([from, to]) => `- use ${quote(to)} instead of ${quote(from)}`)];
-};
-
-const emoji: Render = (label, value) => {
-  if (value === true) return [`${label}: use them where they fit the voice.`];
-  if (value === false) return [`${label}: never use emoji.`];
-  return prose(label, value);
-};
-
-const atMost =
-  (unit: string): Render =>
-  (_label, value) => {
-    const limit = typeof value === 'string' && DIGITS.test(value.trim()) ? Number(value) : value;
-    const valid = typeof limit === 'number' && Number.isInteger(limit) && limit > 0;
-    return valid ? [`Use at most ${limit} ${unit}.`] : undefined;
-  };
-
-/** Well-known attribute keys in the order they are rendered; every other key follows as is. */
-const WELL_KNOWN: ReadonlyArray<readonly [key: string, label: string, render: Render]> = [
-  ['description', 'Description', prose],
-  ['tone', 'Tone', commaList],
-  ['formality', 'Formality', prose],
-  ['audience', 'Audience', commaList],
-  ['personality', 'Personality', commaList],
-  ['readingLevel', 'Reading level', prose],
-  ['language', 'Language', prose],
-  ['length', 'Length', prose],
-  ['emoji', 'Emoji', emoji],
-  ['vocabulary', 'Prefer these terms', preferredTerms],
-  ['avoid', 'Never use these words or phrases', quotedTerms],
-  ['casing', 'Always spell these exactly as written', quotedTerms],
-  ['maxWords', 'Maximum words', atMost('words')],
-  ['maxSentences', 'Maximum sentences', atMost('sentences')],
-  ['signOff', 'End with this sign-off', prose],
-  ['instructions', 'Instructions', prose],
-];
-const WELL_KNOWN_KEYS = new Set(WELL_KNOWN.map(([key]) => key).concat('examples'));
-
-function personaLines(attributes: Record<string, unknown>, examplesHaveOwnSection: boolean): string[] {
+/**
+ * Well-known keys as the catalogue phrases them, in its order (empty, invalid and control values
+ * say nothing), then every other key as written.
+ */
+function personaLines(attributes: Record<string, unknown>, values: AttributeValues): string[] {
   const lines: string[] = [];
-  for (const [key, label, render] of WELL_KNOWN) {
-    const value = attributes[key];
-    // An empty well-known value sets nothing; rendering it would only add a blank instruction.
-    if (!hasValue(value)) continue;
-    // A value of an unexpected shape still reaches the model, just without the friendly phrasing.
-    lines.push(...(render(label, value) ?? entryLines(label, value, '')));
-  }
-  if (!examplesHaveOwnSection && hasValue(attributes.examples)) {
-    lines.push(...entryLines('Examples', attributes.examples, ''));
+  for (const key of ATTRIBUTE_KEYS) {
+    const { prompt } = ATTRIBUTE_CATALOGUE[key];
+    const value = values[key];
+    if (value !== undefined && typeof prompt === 'function') lines.push(...(prompt as (value: unknown) => string[])(value));
   }
   for (const [key, value] of Object.entries(attributes)) {
-    if (!WELL_KNOWN_KEYS.has(key)) lines.push(...entryLines(key, value, ''));
+    if (!isWellKnownAttribute(key)) lines.push(...entryLines(key, value, ''));
   }
   return lines;
 }
 
-type ExamplePair = { before: string; after: string } & Record<string, unknown>;
-
-function asExamplePairs(value: unknown): ExamplePair[] | undefined {
-  const isPair = (item: unknown): item is ExamplePair =>
-    isJsonObject(item) && typeof item.before === 'string' && typeof item.after === 'string';
-  return Array.isArray(value) && value.length > 0 && value.every(isPair) ? value : undefined;
-}
-
-function exampleLines(pairs: ExamplePair[]): string[] {
+function exampleLines(pairs: readonly ExamplePair[]): string[] {
   return pairs.flatMap(({ before, after, ...rest }, index) => [
     ...(index > 0 ? [''] : []),
     `Example ${index + 1}`,
@@ -160,7 +94,6 @@ function exampleLines(pairs: ExamplePair[]): string[] {
 // Quoted only when bare text would read as something else: empty, padded, a literal, or YAML syntax.
 const AMBIGUOUS_STRING = /^$|^\s|\s$|^(?:true|false|null|-?\d+(?:\.\d+)?)$|^[-[{|"'>#]/;
 const AMBIGUOUS_KEY = /^$|^\s|\s$|[:\n#]|^[-[{|"'>]/;
-const LINE_BREAK = /\r?\n/;
 
 function entryLines(key: string, value: unknown, indent: string): string[] {
   const head = `${indent}${AMBIGUOUS_KEY.test(key) ? quote(key) : key}:`;
@@ -187,28 +120,10 @@ function scalar(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-function labelled(label: string, text: string): string[] {
-  return text.includes('\n') ? [`${label}:`, ...indented(text, '  ')] : [`${label}: ${text}`];
-}
-
-function indented(text: string, indent: string): string[] {
-  return text.split(LINE_BREAK).map((line) => (line === '' ? '' : indent + line));
-}
-
-const quote = (text: string): string => JSON.stringify(text);
 const isMultiline = (value: unknown): value is string => typeof value === 'string' && value.includes('\n');
-const isStringArray = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === 'string');
-
 
 function isNonEmptyContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null && Object.keys(value).length > 0;
-}
-
-function hasValue(value: unknown): boolean {
-  if (value === undefined || value === null) return false;
-  if (typeof value === 'string') return value.trim() !== '';
-  return typeof value !== 'object' || Object.keys(value).length > 0;
 }
 
 // ---------------------------------------------------------------------------

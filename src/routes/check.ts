@@ -10,7 +10,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
       tags: ['refine'],
       summary: "Check text against a persona's rules without calling a provider",
       description:
-        'Reports every violation of the persona\'s rule attributes (vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences) with its offsets. Changes nothing.',
+        "Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets, " +
+        'and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
       response: { 200: { description: 'The verdict', ...CheckResponse }, ...commonErrors, ...notFoundError },

@@ -3,22 +3,11 @@
  * (after refinement) and to any text (the `POST /v1/check` lint endpoint). Pure
  * functions, no I/O.
  *
- * Rules come from `persona.attributes`; all are optional and a malformed value is
- * ignored rather than rejected:
- *
- * | attribute      | example                        | effect                                   |
- * |----------------|--------------------------------|------------------------------------------|
- * | `vocabulary`   | `{ "customers": "members" }`   | replaced, in the case of what it replaces |
- * | `casing`       | `["Acme Cloud", "GitHub"]`     | respelled ("github" → "GitHub")          |
- * | `avoid`        | `["synergy"]` or `"synergy"`   | flagged only; the model must rephrase    |
- * | `emoji`        | `"none"` (any case) or `false` | emoji removed, spacing tidied            |
- * | `signOff`      | `"Best,\nThe Acme Team"`       | appended after a blank line if missing   |
- * | `maxWords`     | `120` (positive integer)       | flagged only; the model must shorten     |
- * | `maxSentences` | `6` (positive integer)         | flagged only; the model must shorten     |
- *
- * Opting out: `"enforce": false` disables every rule; `"enforce": { "avoid": false }`
- * disables single rules by id (see rules-from-attributes.ts for why there is no
- * per-rule `{ "terms": …, "enforce": false }` form).
+ * Rules come from `persona.attributes`, read through the attribute catalogue
+ * (src/personas/catalogue/attributes.ts: each key's shapes, the rule it feeds and what
+ * that rule does), so the prompt and the rules always agree on what a value means. Only
+ * vocabulary, casing, emoji and signOff are fixed in place; avoid, maxWords and
+ * maxSentences are flagged for the model to repair. `enforce` turns rules off.
  *
  * Matching decisions, shared by every word rule (see word-match.ts):
  * - whole words in any script, case-insensitive; no stemming ("customer" ≠ "customers");
@@ -32,6 +21,6 @@
  */
 export type { PersonaRules, RuleId, RuleViolation, VocabularyEntry } from './types.js';
 export { RULE_IDS } from './types.js';
-export { rulesFromAttributes, hasRules } from './rules-from-attributes.js';
+export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
 export { checkText, applyFixes, enforce } from './engine.js';
 export { needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';

@@ -1,17 +1,37 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS, type JsonSchema } from '../personas/catalogue/index.js';
 
 export const NAME_MAX_LENGTH = 200;
 export const ATTRIBUTES_MAX_BYTES = 64 * 1024;
 export const ATTRIBUTES_MAX_DEPTH = 32;
 
+/** Each well-known key as the catalogue defines it; null is accepted everywhere and sets nothing. */
+function wellKnownProperties(): Record<string, JsonSchema> {
+  return Object.fromEntries(
+    ATTRIBUTE_KEYS.map((key) => {
+      const { shape, description, example, rule } = ATTRIBUTE_CATALOGUE[key];
+      const shapes = (shape.schema.anyOf as JsonSchema[] | undefined) ?? [shape.schema];
+      const checked = rule ? ` Configures the \`${rule}\` rule.` : '';
+      return [key, { description: description + checked, anyOf: [...shapes, { type: 'null' }], examples: [example] }];
+    }),
+  );
+}
+
 export const PersonaAttributes = Type.Unsafe<Record<string, unknown>>({
+  $id: 'PersonaAttributes',
   type: 'object',
+  properties: wellKnownProperties(),
   additionalProperties: true,
   description:
-    'Free-form JSON object describing the voice; stored and returned verbatim (at most 64 KiB serialized). ' +
-    'Well-known keys: description, tone, formality, audience, personality, readingLevel, language, length, ' +
-    'emoji, vocabulary, avoid, signOff, examples, instructions.',
+    'The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep). ' +
+    'The well-known keys below are stated to the model as instructions, and some configure the rules checked after generation; ' +
+    'a write whose well-known key has none of its documented shapes is refused with 400. ' +
+    'Any other key is yours: it is passed to the model as `key: value`.',
+  examples: [{ tone: ['warm', 'direct'], avoid: ['synergy'], maxWords: 120, signOff: 'Cheers,\nThe Acme team' }],
 });
+
+/** Where a schema uses the attributes: one shared component in OpenAPI and in the SDK's types. */
+const attributesRef = Type.Unsafe<Record<string, unknown>>(Type.Ref('PersonaAttributes'));
 
 export const PersonaName = Type.String({
   description: `Display name; surrounding whitespace is trimmed; 1-${NAME_MAX_LENGTH} characters`,
@@ -21,20 +41,20 @@ export const Persona = Type.Object(
   {
     id: Type.String({ description: 'Opaque, time-ordered identifier' }),
     name: Type.String(),
-    attributes: PersonaAttributes,
+    attributes: attributesRef,
   },
   { $id: 'Persona', additionalProperties: false },
 );
 export type Persona = Static<typeof Persona>;
 
 export const CreatePersonaBody = Type.Object(
-  { name: PersonaName, attributes: Type.Optional(PersonaAttributes) },
+  { name: PersonaName, attributes: Type.Optional(attributesRef) },
   { additionalProperties: false },
 );
 export type CreatePersonaBody = Static<typeof CreatePersonaBody>;
 
 export const UpdatePersonaBody = Type.Object(
-  { name: Type.Optional(PersonaName), attributes: Type.Optional(PersonaAttributes) },
+  { name: Type.Optional(PersonaName), attributes: Type.Optional(attributesRef) },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdatePersonaBody = Static<typeof UpdatePersonaBody>;

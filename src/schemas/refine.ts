@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { RULE_IDS } from '../rules/types.js';
 
 export const CONTENT_MAX_LENGTH = 100_000;
 export const PROVIDER_KEY_MAX_LENGTH = 4096;
@@ -48,13 +49,27 @@ export const CheckResponse = Type.Object(
     violations: Type.Array(
       Type.Object(
         {
-          rule: Type.String({ description: 'vocabulary, casing, avoid, emoji, signOff, maxWords or maxSentences' }),
+          rule: Type.String({ description: `The rule id: ${RULE_IDS.join(', ')}` }),
           message: Type.String(),
           start: Type.Integer({ description: 'Offset of the offending span (UTF-16 code units)' }),
           end: Type.Integer({ description: 'End offset, exclusive' }),
         },
         { additionalProperties: false },
       ),
+    ),
+    warnings: Type.Array(
+      Type.Object(
+        {
+          attribute: Type.String({ description: 'A well-known attribute key' }),
+          message: Type.String({ description: 'The shapes it accepts' }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        description:
+          'Well-known attributes the persona holds with a value of none of their shapes (only personas stored before ' +
+          'shapes were checked can): the prompt and the rules ignore them until they are fixed. Empty when none.',
+      },
     ),
   },
   { additionalProperties: false },

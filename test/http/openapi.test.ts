@@ -41,6 +41,23 @@ describe('the OpenAPI document', () => {
     expect(document.components.schemas.Persona.required).toEqual(['id', 'name', 'attributes']);
   });
 
+  it('documents every well-known attribute, rule keys and enforce included, and still allows any other key', () => {
+    const attributes = document.components.schemas.PersonaAttributes;
+    expect(attributes.type).toBe('object');
+    expect(attributes.additionalProperties).toBe(true);
+    expect(Object.keys(attributes.properties)).toEqual(expect.arrayContaining([
+      'description', 'tone', 'formality', 'audience', 'personality', 'readingLevel', 'language', 'length', 'emoji',
+      'vocabulary', 'avoid', 'signOff', 'examples', 'instructions', 'casing', 'maxWords', 'maxSentences', 'enforce',
+    ]));
+    expect(attributes.properties.maxWords).toMatchObject({ anyOf: [{ type: 'integer', minimum: 1 }, { type: 'null' }], examples: [120] });
+    expect(attributes.properties.enforce.description).toContain('Never shown to the model');
+    expect(attributes.properties.casing.description).toContain('`casing` rule');
+    const reference = { $ref: '#/components/schemas/PersonaAttributes' };
+    expect(document.components.schemas.Persona.properties.attributes).toEqual(reference);
+    expect(document.paths['/v1/personas'].post.requestBody.content['application/json'].schema.properties.attributes).toEqual(reference);
+    expect(document.paths['/v1/personas/{id}'].patch.requestBody.content['application/json'].schema.properties.attributes).toEqual(reference);
+  });
+
   it('serves a readable docs page at /docs', async () => {
     const res = await server.request('/docs/', { key: null });
     expect(res.status).toBe(200);

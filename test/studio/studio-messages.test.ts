@@ -4,7 +4,8 @@ import { ApiError, asSentence } from '../../studio/src/api/api-error.js';
 import { personaFieldOf, plainError } from '../../studio/src/api/plain-errors.js';
 import { parseSupportedProviders } from '../../studio/src/api/providers.js';
 import { formatMs, parseServerTiming } from '../../studio/src/api/server-timing.js';
-import { formCanEdit } from '../../studio/src/personas/attribute-fields.js';
+import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS } from '../../src/personas/catalogue/index.js';
+import { FIELD_GROUPS, formCanEdit, isAcceptedValue } from '../../studio/src/personas/attribute-fields.js';
 import { withAttribute } from '../../studio/src/personas/attributes.js';
 
 const fromProvider = (message: string, retryAfter?: number) => plainError(new ApiError(400, message, 'provider', retryAfter));
@@ -73,12 +74,22 @@ describe('editing attributes', () => {
   });
 
   it('leaves values of an unexpected shape to the JSON view rather than changing them', () => {
-    expect(formCanEdit('text', ['warm', 'direct'])).toBe(false);
-    expect(formCanEdit('list', 'synergy')).toBe(true);
-    expect(formCanEdit('limit', 0)).toBe(false);
-    expect(formCanEdit('limit', '120')).toBe(false);
-    expect(formCanEdit('vocabulary', { utilize: 'use', x: 1 })).toBe(false);
-    expect(formCanEdit('examples', [{ before: 'a', after: 'b', note: 'kept' }])).toBe(true);
-    expect(formCanEdit('examples', ['a'])).toBe(false);
+    const field = (key: string) => FIELD_GROUPS.flatMap((group) => group.fields).find((candidate) => candidate.key === key)!;
+    expect(formCanEdit(field('tone'), ['warm', 'direct'])).toBe(false);
+    expect(isAcceptedValue('tone', ['warm', 'direct'])).toBe(true);
+    expect(formCanEdit(field('avoid'), 'synergy')).toBe(true);
+    expect(formCanEdit(field('maxWords'), 0)).toBe(false);
+    expect(formCanEdit(field('maxWords'), '120')).toBe(false);
+    expect(isAcceptedValue('maxWords', '120')).toBe(false);
+    expect(formCanEdit(field('maxWords'), null)).toBe(true);
+    expect(formCanEdit(field('vocabulary'), { utilize: 'use', x: 1 })).toBe(false);
+    expect(formCanEdit(field('examples'), [{ before: 'a', after: 'b', note: 'kept' }])).toBe(true);
+    expect(formCanEdit(field('examples'), ['a'])).toBe(false);
+  });
+
+  it('draws a field for every well-known key the catalogue gives one, and none for enforce', () => {
+    const drawn = FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key));
+    expect(drawn.sort()).toEqual(ATTRIBUTE_KEYS.filter((key) => ATTRIBUTE_CATALOGUE[key].field).sort());
+    expect(drawn).not.toContain('enforce');
   });
 });

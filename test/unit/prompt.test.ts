@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildRefinePrompt, REWRITE_TAG } from '../../src/refine/prompt.js';
+import { hasRules, rulesFromAttributes } from '../../src/rules/index.js';
 
 function delimiterIdOf(user: string): string {
   const id = /<text-to-rewrite id="([0-9a-z]+)">/.exec(user)?.[1];
@@ -142,37 +143,29 @@ describe('buildRefinePrompt: system message', () => {
     `);
   });
 
-  it('passes values of an unexpected shape for well-known keys through instead of dropping them', () => {
-    const persona = {
-      name: 'Odd Shapes',
-      attributes: {
-        tone: { primary: 'warm', secondary: 'dry' },
-        avoid: [{ word: 'cheap', why: 'off-brand' }],
-        emoji: 3,
-        maxWords: 'about a hundred',
-        examples: { before: 'a', after: 'b' },
-        vocabulary: { customers: ['members', 'folks'] },
-      },
+  it('says nothing about a well-known key whose value has none of its shapes, as the rules ignore it too', () => {
+    // Writes refuse such values (400); a persona stored before they were checked can still hold one.
+    const attributes = {
+      tone: { primary: 'warm', secondary: 'dry' },
+      avoid: [{ word: 'cheap', why: 'off-brand' }],
+      emoji: 3,
+      maxWords: '120',
+      maxSentences: 'about six',
+      examples: { before: 'a', after: 'b' },
+      vocabulary: { customers: ['members', 'folks'] },
+      brandColor: 'teal',
     };
-    expect(personaSections(buildRefinePrompt(persona, 'Hi.').system)).toMatchInlineSnapshot(`
-      "# Persona
-      Name: Odd Shapes
-      Tone:
-        primary: warm
-        secondary: dry
-      Emoji: 3
-      Prefer these terms:
-        customers:
-          - members
-          - folks
-      Never use these words or phrases:
-        - word: cheap
-          why: off-brand
-      Maximum words: about a hundred
-      Examples:
-        before: a
-        after: b"
-    `);
+    expect(personaSections(buildRefinePrompt({ name: 'Odd Shapes', attributes }, 'Hi.').system)).toBe(
+      '# Persona\nName: Odd Shapes\nbrandColor: teal',
+    );
+    expect(hasRules(rulesFromAttributes(attributes))).toBe(false);
+  });
+
+  it('never shows the enforce switch to the model as a trait of the persona', () => {
+    for (const enforce of [false, true, { avoid: false }]) {
+      const { system } = buildRefinePrompt({ name: 'Quiet', attributes: { tone: 'warm', enforce } }, 'Hi.');
+      expect(personaSections(system)).toBe('# Persona\nName: Quiet\nTone: warm');
+    }
   });
 
   it('renders multi-line examples and any extra fields of an example', () => {
@@ -198,16 +191,15 @@ describe('buildRefinePrompt: system message', () => {
     `);
   });
 
-  it('accepts list-shaped and string-shaped vocabulary, avoid and casing', () => {
+  it('accepts one string as a single avoid or casing term, and lists of phrases for tone', () => {
     const persona = {
       name: 'Lists',
       attributes: {
-        vocabulary: ['members', 'workspace'],
-        avoid: 'anything corporate',
+        avoid: ' going  forward ',
         casing: 'iPhone',
         tone: ['warm, but firm', 'brief'],
         emoji: true,
-        maxSentences: '3',
+        maxSentences: 3,
       },
     };
     expect(personaSections(buildRefinePrompt(persona, 'Hi.').system)).toMatchInlineSnapshot(`
@@ -217,15 +209,40 @@ describe('buildRefinePrompt: system message', () => {
         - warm, but firm
         - brief
       Emoji: use them where they fit the voice.
-      Prefer these terms: "members", "workspace"
-      Never use these words or phrases: anything corporate
-      Always spell these exactly as written: iPhone
+      Never use these words or phrases: "going forward"
+      Always spell these exactly as written: "iPhone"
       Use at most 3 sentences."
     `);
   });
 
+  it('states terms, replacements and sign-off exactly as the rules normalize them', () => {
+    const attributes = {
+      vocabulary: { ' customers ': 'members', Customers: 'folks', same: 'same', '': 'x' },
+      avoid: ['synergy', 'Synergy', '  '],
+      casing: ['Cafe\u0301'],
+      signOff: '\r\nCheers,\r\nThe team  ',
+    };
+    const rules = rulesFromAttributes(attributes);
+    const { system } = buildRefinePrompt({ name: 'Normalized', attributes }, 'Hi.');
+    expect(rules.vocabulary).toEqual([{ from: 'customers', to: 'members' }]);
+    expect(rules.avoid).toEqual(['synergy']);
+    expect(rules.casing).toEqual(['Caf\u00e9']);
+    expect(rules.signOff).toBe('Cheers,\nThe team');
+    expect(personaSections(system)).toMatchInlineSnapshot(`
+      "# Persona
+      Name: Normalized
+      Prefer these terms:
+      - use "members" instead of "customers"
+      Never use these words or phrases: "synergy"
+      Always spell these exactly as written: "Café"
+      End with this sign-off:
+        Cheers,
+        The team"
+    `);
+  });
+
   it('skips empty well-known values rather than writing blank instructions', () => {
-    const persona = { name: 'Blank', attributes: { tone: '', avoid: [], vocabulary: {}, signOff: null } };
+    const persona = { name: 'Blank', attributes: { tone: '  ', avoid: [], vocabulary: {}, signOff: null, maxWords: null, examples: [] } };
     expect(buildRefinePrompt(persona, 'Hi.').system).toBe(
       buildRefinePrompt({ name: 'Blank', attributes: {} }, 'Hi.').system,
     );

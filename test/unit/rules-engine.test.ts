@@ -48,7 +48,7 @@ describe('rulesFromAttributes', () => {
     });
   });
 
-  it('ignores values of the wrong type instead of throwing', () => {
+  it('ignores a value of none of its shapes as a whole, as the prompt does, instead of throwing', () => {
     const odd = rulesFromAttributes({
       vocabulary: ['customers', 'members'],
       casing: [42, null, '  GitHub  ', '', 'github'],
@@ -61,7 +61,7 @@ describe('rulesFromAttributes', () => {
     });
     expect(odd).toEqual({
       vocabulary: [],
-      casing: ['GitHub'],
+      casing: [],
       avoid: [],
       stripEmoji: false,
       signOff: null,

@@ -120,10 +120,7 @@ export interface paths {
                     "application/json": {
                         /** @description Display name; surrounding whitespace is trimmed; 1-200 characters */
                         name: string;
-                        /** @description Free-form JSON object describing the voice; stored and returned verbatim (at most 64 KiB serialized). Well-known keys: description, tone, formality, audience, personality, readingLevel, language, length, emoji, vocabulary, avoid, signOff, examples, instructions. */
-                        attributes?: {
-                            [key: string]: unknown;
-                        };
+                        attributes?: components["schemas"]["PersonaAttributes"];
                     };
                 };
             };
@@ -461,10 +458,7 @@ export interface paths {
                     "application/json": {
                         /** @description Display name; surrounding whitespace is trimmed; 1-200 characters */
                         name?: string;
-                        /** @description Free-form JSON object describing the voice; stored and returned verbatim (at most 64 KiB serialized). Well-known keys: description, tone, formality, audience, personality, readingLevel, language, length, emoji, vocabulary, avoid, signOff, examples, instructions. */
-                        attributes?: {
-                            [key: string]: unknown;
-                        };
+                        attributes?: components["schemas"]["PersonaAttributes"];
                     };
                 };
             };
@@ -741,7 +735,7 @@ export interface paths {
         put?: never;
         /**
          * Check text against a persona's rules without calling a provider
-         * @description Reports every violation of the persona's rule attributes (vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences) with its offsets. Changes nothing.
+         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets, and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing.
          */
         post: {
             parameters: {
@@ -770,13 +764,20 @@ export interface paths {
                             /** @description True when the text breaks none of the persona's rules */
                             passed: boolean;
                             violations: {
-                                /** @description vocabulary, casing, avoid, emoji, signOff, maxWords or maxSentences */
+                                /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences */
                                 rule: string;
                                 message: string;
                                 /** @description Offset of the offending span (UTF-16 code units) */
                                 start: number;
                                 /** @description End offset, exclusive */
                                 end: number;
+                            }[];
+                            /** @description Well-known attributes the persona holds with a value of none of their shapes (only personas stored before shapes were checked can): the prompt and the rules ignore them until they are fixed. Empty when none. */
+                            warnings: {
+                                /** @description A well-known attribute key */
+                                attribute: string;
+                                /** @description The shapes it accepts */
+                                message: string;
                             }[];
                         };
                     };
@@ -874,14 +875,156 @@ export interface components {
             /** @description What went wrong and, where it helps, how to fix it */
             message: string;
         };
+        /**
+         * @description The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep). The well-known keys below are stated to the model as instructions, and some configure the rules checked after generation; a write whose well-known key has none of its documented shapes is refused with 400. Any other key is yours: it is passed to the model as `key: value`.
+         * @example {
+         *       "tone": [
+         *         "warm",
+         *         "direct"
+         *       ],
+         *       "avoid": [
+         *         "synergy"
+         *       ],
+         *       "maxWords": 120,
+         *       "signOff": "Cheers,\nThe Acme team"
+         *     }
+         */
+        PersonaAttributes: {
+            /**
+             * @description Who speaks, in a sentence or two.
+             * @example The support team of Acme, a project tool for small agencies.
+             */
+            description?: string | null;
+            /**
+             * @description The tone of voice.
+             * @example [
+             *       "warm",
+             *       "direct"
+             *     ]
+             */
+            tone?: string | string[] | null;
+            /**
+             * @description How formal the text is.
+             * @example casual but professional
+             */
+            formality?: string | null;
+            /**
+             * @description Who reads the text.
+             * @example small-business owners
+             */
+            audience?: string | string[] | null;
+            /**
+             * @description Personality traits of the voice.
+             * @example [
+             *       "helpful",
+             *       "upbeat"
+             *     ]
+             */
+            personality?: string | string[] | null;
+            /**
+             * @description How easy the text must be to read.
+             * @example grade 8
+             */
+            readingLevel?: string | null;
+            /**
+             * @description The language to write in; the text is translated if it is in another one. Unset: the text's own language is kept.
+             * @example English (US)
+             */
+            language?: string | null;
+            /**
+             * @description How long the text should be, in words the model reads (see maxWords and maxSentences for checked limits).
+             * @example shorter than the original
+             */
+            length?: string | null;
+            /**
+             * @description Emoji policy: `false` or `"none"` (never; any emoji in the answer is removed), `true` (where they fit) or a phrase such as `"sparingly"`. Configures the `emoji` rule.
+             * @example false
+             */
+            emoji?: boolean | string | null;
+            /**
+             * @description Preferred terms: each key is replaced by its value in the answer (whole words, any case, the case of what it replaces kept). Configures the `vocabulary` rule.
+             * @example {
+             *       "customers": "members"
+             *     }
+             */
+            vocabulary?: {
+                [key: string]: string;
+            } | null;
+            /**
+             * @description Banned words or phrases (one string is one phrase). An answer that still uses one gets one repair call; what remains is reported, never silently deleted. Configures the `avoid` rule.
+             * @example [
+             *       "synergy",
+             *       "leverage"
+             *     ]
+             */
+            avoid?: string | string[] | null;
+            /**
+             * @description Spellings to keep exactly, such as brand names; other capitalizations in the answer are respelled. Configures the `casing` rule.
+             * @example [
+             *       "Acme Cloud",
+             *       "GitHub"
+             *     ]
+             */
+            casing?: string | string[] | null;
+            /**
+             * @description At most this many words. A longer answer gets one repair call; what remains is reported. Configures the `maxWords` rule.
+             * @example 120
+             */
+            maxWords?: number | null;
+            /**
+             * @description At most this many sentences. A longer answer gets one repair call; what remains is reported. Configures the `maxSentences` rule.
+             * @example 6
+             */
+            maxSentences?: number | null;
+            /**
+             * @description Ends every text, exactly as written; appended after a blank line when the answer lacks it. Configures the `signOff` rule.
+             * @example Cheers,
+             *     The Acme team
+             */
+            signOff?: string | null;
+            /**
+             * @description Before/after pairs that show the voice; other fields of a pair are shown with it.
+             * @example [
+             *       {
+             *         "before": "Your ticket has been resolved.",
+             *         "after": "All fixed! Tell us if it acts up again."
+             *       }
+             *     ]
+             */
+            examples?: ({
+                before: string;
+                after: string;
+            } & {
+                [key: string]: unknown;
+            })[] | null;
+            /**
+             * @description Anything else the model should do.
+             * @example Always end with one concrete next step.
+             */
+            instructions?: string | null;
+            /**
+             * @description Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. Never shown to the model.
+             * @example {
+             *       "avoid": false
+             *     }
+             */
+            enforce?: boolean | {
+                vocabulary?: boolean;
+                casing?: boolean;
+                avoid?: boolean;
+                emoji?: boolean;
+                signOff?: boolean;
+                maxWords?: boolean;
+                maxSentences?: boolean;
+            } | null;
+        } & {
+            [key: string]: unknown;
+        };
         Persona: {
             /** @description Opaque, time-ordered identifier */
             id: string;
             name: string;
-            /** @description Free-form JSON object describing the voice; stored and returned verbatim (at most 64 KiB serialized). Well-known keys: description, tone, formality, audience, personality, readingLevel, language, length, emoji, vocabulary, avoid, signOff, examples, instructions. */
-            attributes: {
-                [key: string]: unknown;
-            };
+            attributes: components["schemas"]["PersonaAttributes"];
         };
     };
     responses: never;

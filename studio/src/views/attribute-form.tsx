@@ -9,11 +9,14 @@ import { LimitField } from '../fields/limit-field.js';
 import { ListField } from '../fields/list-field.js';
 import { TextField } from '../fields/text-field.js';
 import { VocabularyField } from '../fields/vocabulary-field.js';
-import { type AttributeField, FIELD_GROUPS, type FieldKind, formCanEdit, WELL_KNOWN_KEYS } from '../personas/attribute-fields.js';
+import { type AttributeField, FIELD_GROUPS, type FieldKind, formCanEdit, isAcceptedValue, shapeMessage } from '../personas/attribute-fields.js';
 import { withAttribute } from '../personas/attributes.js';
 
 /** Controls that need the full width; the others sit two or three to a row on wide screens. */
 const WIDE_KINDS: ReadonlySet<FieldKind> = new Set(['longText', 'vocabulary', 'examples']);
+
+/** Keys with a control here; every other key (enforce, the author's own) is edited as JSON. */
+const FORM_KEYS: ReadonlySet<string> = new Set(FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key)));
 
 interface AttributeFormProps {
   attributes: Attributes;
@@ -22,7 +25,7 @@ interface AttributeFormProps {
 }
 
 export function AttributeForm({ attributes, onChange, onShowJson }: AttributeFormProps) {
-  const others = Object.keys(attributes).filter((key) => !WELL_KNOWN_KEYS.has(key));
+  const others = Object.keys(attributes).filter((key) => !FORM_KEYS.has(key));
   return (
     <div class="attribute-form">
       {FIELD_GROUPS.map((group) => (
@@ -62,15 +65,17 @@ interface AttributeControlProps {
   onShowJson: () => void;
 }
 
-function AttributeControl({ field, value, onChange, onShowJson }: AttributeControlProps) {
+function AttributeControl({ field, value: stored, onChange, onShowJson }: AttributeControlProps) {
   const id = `attr-${field.key}`;
   const { label, hint } = field;
-  if (!formCanEdit(field.kind, value)) {
+  if (!formCanEdit(field, stored)) {
     return (
       <div class="field">
         <p class="label">{label}</p>
         <p class="hint">
-          “{field.key}” holds a value this form cannot show without changing it; it is kept as it is.{' '}
+          {isAcceptedValue(field.key, stored)
+            ? `“${field.key}” holds a value this form cannot show without changing it; it is kept as it is.`
+            : `“${field.key}” holds a value the service ignores and will not save: ${shapeMessage(field.key)}.`}{' '}
           <button type="button" class="link" onClick={onShowJson}>
             Edit it as JSON
           </button>
@@ -78,6 +83,8 @@ function AttributeControl({ field, value, onChange, onShowJson }: AttributeContr
       </div>
     );
   }
+  // null means "not set", as an absent key does.
+  const value = stored === null ? undefined : stored;
   switch (field.kind) {
     case 'text':
     case 'longText':

@@ -1,0 +1,207 @@
+/**
+ * The one list of well-known persona attributes. Everything about a key lives in its entry:
+ * the shapes it accepts and how they are normalized (shapes.ts), how the system message states
+ * it, the rule it feeds, its documentation and example, and the studio field that edits it.
+ * The prompt builder, the rules, the OpenAPI schema of `attributes` (and so the SDK's types),
+ * write-time validation and the studio's form all read this object; none keeps its own list.
+ *
+ * Entries are in the order the system message states them. Any other key is the author's own:
+ * it is stored verbatim and passed to the model as `key: value`.
+ */
+import type { RuleId } from '../../rules/types.js';
+import { labelled, labelledList, quote } from './prompt-lines.js';
+import {
+  closingText,
+  emojiPolicy,
+  examplePairs,
+  limit,
+  replacements,
+  ruleSwitches,
+  type Shape,
+  terms,
+  text,
+  textOrList,
+} from './shapes.js';
+
+/** The studio's control for a key; the studio draws each kind its own way. */
+export type FieldKind = 'text' | 'longText' | 'list' | 'limit' | 'emoji' | 'vocabulary' | 'examples';
+export type FieldGroup = 'voice' | 'languageAndLength' | 'words' | 'endings';
+
+export interface StudioField {
+  group: FieldGroup;
+  label: string;
+  kind: FieldKind;
+  hint?: string;
+}
+
+export interface AttributeSpec<T> {
+  shape: Shape<T>;
+  /** For the API documentation: what the key means and what the service does with it. */
+  description: string;
+  example: unknown;
+  /** The rule this key configures (checked and enforced after generation), if any. */
+  rule?: RuleId;
+  /**
+   * Its lines in the system message's persona section; 'own section' for examples, which get a
+   * section of their own; 'control' for keys that steer the service and never reach the model.
+   */
+  prompt: ((value: T) => string[]) | 'own section' | 'control';
+  /** Absent: edited in the studio's JSON view only. */
+  field?: StudioField;
+}
+
+const attribute = <T>(spec: AttributeSpec<T>): AttributeSpec<T> => spec;
+
+const prose = (label: string) => (value: string) => labelled(label, value);
+const proseOrList = (label: string) => (value: string | string[]) =>
+  typeof value === 'string' ? labelled(label, value) : labelledList(label, value);
+const quotedTerms = (label: string) => (value: string[]) => [`${label}: ${value.map(quote).join(', ')}`];
+const atMost = (unit: string) => (value: number) => [`Use at most ${value} ${unit}.`];
+
+export const ATTRIBUTE_CATALOGUE = {
+  description: attribute({
+    shape: text,
+    description: 'Who speaks, in a sentence or two.',
+    example: 'The support team of Acme, a project tool for small agencies.',
+    prompt: prose('Description'),
+    field: { group: 'voice', label: 'Description', kind: 'longText', hint: 'Who speaks, in a sentence or two.' },
+  }),
+  tone: attribute({
+    shape: textOrList,
+    description: 'The tone of voice.',
+    example: ['warm', 'direct'],
+    prompt: proseOrList('Tone'),
+    field: { group: 'voice', label: 'Tone', kind: 'text', hint: 'For example: warm, direct' },
+  }),
+  formality: attribute({
+    shape: text,
+    description: 'How formal the text is.',
+    example: 'casual but professional',
+    prompt: prose('Formality'),
+    field: { group: 'voice', label: 'Formality', kind: 'text', hint: 'For example: casual, neutral, formal' },
+  }),
+  audience: attribute({
+    shape: textOrList,
+    description: 'Who reads the text.',
+    example: 'small-business owners',
+    prompt: proseOrList('Audience'),
+    field: { group: 'voice', label: 'Audience', kind: 'text', hint: 'Who reads the text.' },
+  }),
+  personality: attribute({
+    shape: textOrList,
+    description: 'Personality traits of the voice.',
+    example: ['helpful', 'upbeat'],
+    prompt: proseOrList('Personality'),
+    field: { group: 'voice', label: 'Personality traits', kind: 'list', hint: 'One trait per line.' },
+  }),
+  readingLevel: attribute({
+    shape: text,
+    description: 'How easy the text must be to read.',
+    example: 'grade 8',
+    prompt: prose('Reading level'),
+    field: { group: 'languageAndLength', label: 'Reading level', kind: 'text', hint: 'For example: plain English, grade 8' },
+  }),
+  language: attribute({
+    shape: text,
+    description: "The language to write in; the text is translated if it is in another one. Unset: the text's own language is kept.",
+    example: 'English (US)',
+    prompt: prose('Language'),
+    field: { group: 'languageAndLength', label: 'Language', kind: 'text', hint: 'For example: British English' },
+  }),
+  length: attribute({
+    shape: text,
+    description: 'How long the text should be, in words the model reads (see maxWords and maxSentences for checked limits).',
+    example: 'shorter than the original',
+    prompt: prose('Length'),
+    field: { group: 'languageAndLength', label: 'Length', kind: 'text', hint: 'For example: short, two or three sentences' },
+  }),
+  emoji: attribute({
+    shape: emojiPolicy,
+    rule: 'emoji',
+    description: 'Emoji policy: `false` or `"none"` (never; any emoji in the answer is removed), `true` (where they fit) or a phrase such as `"sparingly"`.',
+    example: false,
+    prompt: (value) => (value === true ? ['Emoji: use them where they fit the voice.'] : value === false ? ['Emoji: never use emoji.'] : labelled('Emoji', value)),
+    field: { group: 'languageAndLength', label: 'Emoji', kind: 'emoji' },
+  }),
+  vocabulary: attribute({
+    shape: replacements,
+    rule: 'vocabulary',
+    description: 'Preferred terms: each key is replaced by its value in the answer (whole words, any case, the case of what it replaces kept).',
+    example: { customers: 'members' },
+    prompt: (value) => ['Prefer these terms:', ...value.map(({ from, to }) => `- use ${quote(to)} instead of ${quote(from)}`)],
+    field: { group: 'words', label: 'Preferred vocabulary', kind: 'vocabulary', hint: 'Replace the first word or phrase with the second.' },
+  }),
+  avoid: attribute({
+    shape: terms,
+    rule: 'avoid',
+    description: 'Banned words or phrases (one string is one phrase). An answer that still uses one gets one repair call; what remains is reported, never silently deleted.',
+    example: ['synergy', 'leverage'],
+    prompt: quotedTerms('Never use these words or phrases'),
+    field: { group: 'words', label: 'Words and phrases to avoid', kind: 'list', hint: 'One per line.' },
+  }),
+  casing: attribute({
+    shape: terms,
+    rule: 'casing',
+    description: 'Spellings to keep exactly, such as brand names; other capitalizations in the answer are respelled.',
+    example: ['Acme Cloud', 'GitHub'],
+    prompt: quotedTerms('Always spell these exactly as written'),
+    field: { group: 'words', label: 'Brand spellings', kind: 'list', hint: 'One per line, exactly as it must be written (GitHub, iPhone).' },
+  }),
+  maxWords: attribute({
+    shape: limit,
+    rule: 'maxWords',
+    description: 'At most this many words. A longer answer gets one repair call; what remains is reported.',
+    example: 120,
+    prompt: atMost('words'),
+    field: { group: 'languageAndLength', label: 'Maximum words', kind: 'limit', hint: 'A whole number; leave empty for no limit.' },
+  }),
+  maxSentences: attribute({
+    shape: limit,
+    rule: 'maxSentences',
+    description: 'At most this many sentences. A longer answer gets one repair call; what remains is reported.',
+    example: 6,
+    prompt: atMost('sentences'),
+    field: { group: 'languageAndLength', label: 'Maximum sentences', kind: 'limit', hint: 'A whole number; leave empty for no limit.' },
+  }),
+  signOff: attribute({
+    shape: closingText,
+    rule: 'signOff',
+    description: 'Ends every text, exactly as written; appended after a blank line when the answer lacks it.',
+    example: 'Cheers,\nThe Acme team',
+    prompt: prose('End with this sign-off'),
+    field: { group: 'endings', label: 'Sign-off', kind: 'longText', hint: 'Ends every text, exactly as written.' },
+  }),
+  examples: attribute({
+    shape: examplePairs,
+    description: 'Before/after pairs that show the voice; other fields of a pair are shown with it.',
+    example: [{ before: 'Your ticket has been resolved.', after: "All fixed! Tell us if it acts up again." }],
+    prompt: 'own section',
+    field: { group: 'endings', label: 'Before and after examples', kind: 'examples' },
+  }),
+  instructions: attribute({
+    shape: text,
+    description: 'Anything else the model should do.',
+    example: 'Always end with one concrete next step.',
+    prompt: prose('Instructions'),
+    field: { group: 'endings', label: 'Other instructions', kind: 'longText' },
+  }),
+  enforce: attribute({
+    shape: ruleSwitches,
+    description:
+      'Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. Never shown to the model.',
+    example: { avoid: false },
+    prompt: 'control',
+  }),
+};
+
+export type AttributeKey = keyof typeof ATTRIBUTE_CATALOGUE;
+type ValueOf<S> = S extends AttributeSpec<infer T> ? T : never;
+
+/** Normalized values of the well-known keys that a persona sets. */
+export type AttributeValues = { -readonly [K in AttributeKey]?: ValueOf<(typeof ATTRIBUTE_CATALOGUE)[K]> };
+
+export const ATTRIBUTE_KEYS = Object.keys(ATTRIBUTE_CATALOGUE) as AttributeKey[];
+
+export function isWellKnownAttribute(key: string): key is AttributeKey {
+  return Object.hasOwn(ATTRIBUTE_CATALOGUE, key);
+}

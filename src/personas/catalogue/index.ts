@@ -1,0 +1,18 @@
+/**
+ * The catalogue of well-known persona attributes (attributes.ts) and how a persona's attributes
+ * are read through it. Shared by the service and the studio: nothing in this folder may import
+ * Node or a package (test/unit/attribute-catalogue.test.ts checks).
+ */
+export {
+  ATTRIBUTE_CATALOGUE,
+  ATTRIBUTE_KEYS,
+  type AttributeKey,
+  type AttributeSpec,
+  type AttributeValues,
+  type FieldGroup,
+  type FieldKind,
+  isWellKnownAttribute,
+  type StudioField,
+} from './attributes.js';
+export { type AttributeProblem, type ParsedAttributes, parseAttributes, shapeMessage } from './parse-attributes.js';
+export { type ExamplePair, INVALID, type JsonSchema, type Shape } from './shapes.js';
