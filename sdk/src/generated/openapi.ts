@@ -862,6 +862,138 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's usage, one row per UTC day × provider × model
+         * @description Counts refines, failures, cache hits, provider calls and the tokens the providers reported. Oldest day first, then provider and model. Days without refines have no row. Instances write their counts at least once a second, so another instance's last second may not be in the answer yet.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description First UTC day, YYYY-MM-DD, inclusive. Default: the first day of the current month
+                     * @example 2026-11-01
+                     */
+                    from?: string;
+                    /**
+                     * @description Last UTC day, YYYY-MM-DD, inclusive. Default: today
+                     * @example 2026-11-01
+                     */
+                    to?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The usage rows */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description UTC day, YYYY-MM-DD */
+                            day: string;
+                            /** @description The provider id */
+                            provider: string;
+                            /** @description The resolved model (empty for the offline "rules" provider) */
+                            model: string;
+                            /** @description Refines this provider/model answered, cache hits included */
+                            refines: number;
+                            /** @description Refines in which this provider/model failed (whether or not a fallback then answered) */
+                            failures: number;
+                            /** @description Refines answered from the cache */
+                            cacheHits: number;
+                            /** @description HTTP calls made to the provider: retries and repair calls included */
+                            providerCalls: number;
+                            /** @description Input tokens the provider reported */
+                            inputTokens: number;
+                            /** @description Output tokens the provider reported */
+                            outputTokens: number;
+                        }[];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
