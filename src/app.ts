@@ -48,6 +48,7 @@ import { UsageRepository } from './storage/usage-repository.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageService } from './usage/usage-service.js';
 import { usageRoutes } from './routes/usage.js';
+import { noTracing, type Tracer } from './tracing/tracer.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
@@ -57,6 +58,8 @@ export interface AppDependencies {
   redis?: Redis;
   /** Where log lines go; defaults to stdout. Tests capture them to prove no secret leaks. */
   logStream?: DestinationStream;
+  /** Spans for requests and the refine's steps; off (no-op) when absent. */
+  tracer?: Tracer;
 }
 
 export interface App {
@@ -64,7 +67,7 @@ export interface App {
   accounts: AccountService;
 }
 
-export async function buildApp({ config, storage, redis, logStream }: AppDependencies): Promise<App> {
+export async function buildApp({ config, storage, redis, logStream, tracer = noTracing }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? (await logDestination(config.logFormat)) },
     genReqId: requestIdFor,
@@ -86,6 +89,8 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
     schemaController: { compilersFactory: { buildSerializer: memoizedSerializerFactory } },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.server.headersTimeout = 15_000;
+  // First, so that every request — a 401 or a 404 too — gets its server span.
+  tracer.instrument(app);
 
   const metrics = createMetrics();
   const accountRepository = new AccountRepository(storage.db);
@@ -93,7 +98,7 @@ export async function buildApp({ config, storage, redis, logStream }: AppDepende
   const authenticator = new Authenticator(accountRepository);
   const personas = new PersonaService(new PersonaRepository(storage.db));
   const compiledPersonas = new CompiledPersonas(personas);
-  const refine = new RefineService(compiledPersonas, createProviderRegistry(config.providers), config.providerTimeoutMs, metrics);
+  const refine = new RefineService(compiledPersonas, createProviderRegistry(config.providers), config.providerTimeoutMs, metrics, tracer);
   const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))

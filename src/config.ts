@@ -156,12 +156,13 @@ function tracing(env: Env): TracingConfig | undefined {
   if (protocol !== 'http/protobuf' && protocol !== 'http/json') {
     throw new ConfigError(protocolVariable, `must be http/protobuf or http/json (gRPC is not supported), got "${protocol}"`);
   }
+  const resourceAttributes = keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES');
   return {
     url,
     protocol,
     headers: { ...keyValueList(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...keyValueList(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
-    serviceName: env.OTEL_SERVICE_NAME?.trim() || 'persona-refine',
-    resourceAttributes: keyValueList(env, 'OTEL_RESOURCE_ATTRIBUTES'),
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || resourceAttributes['service.name'] || 'persona-refine',
+    resourceAttributes,
     exportDelayMs: integer(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000, 1, 600_000),
   };
 }

@@ -14,6 +14,8 @@ import { connectRedis } from './limits/redis.js';
 import { closeTransportPools, warmTransport } from './providers/index.js';
 import { AccountRepository } from './storage/account-repository.js';
 import { openStorage, type Storage } from './storage/database.js';
+import { startTracing } from './tracing/start-tracing.js';
+import { SERVICE_VERSION } from './version.js';
 
 /** Migrations and the first-start account: once, before any request is served. */
 async function prepareStorage(config: Config): Promise<{ storage: Storage; issued: IssuedKey | undefined }> {
@@ -38,7 +40,8 @@ function printFirstStart(issued: IssuedKey, base: string): void {
 
 async function serve(config: Config, storage: Storage, issued?: IssuedKey): Promise<void> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const { app } = await buildApp({ config, storage, redis });
+  const tracer = await startTracing(config.tracing, SERVICE_VERSION);
+  const { app } = await buildApp({ config, storage, redis, tracer });
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -53,6 +56,7 @@ async function serve(config: Config, storage: Storage, issued?: IssuedKey): Prom
     let code = 0;
     try {
       await app.close();
+      await tracer.shutdown();
       await closeTransportPools();
       await storage.close();
       redis?.disconnect();

@@ -12,6 +12,7 @@ import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import { buildUserMessage } from './prompt.js';
+import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
 export const RULES_PROVIDER = 'rules';
@@ -30,6 +31,7 @@ export class RefineService {
     private readonly providers: ProviderRegistry,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
+    private readonly tracer: Tracer = noTracing,
   ) {}
 
   providerIds(): string[] {
@@ -40,9 +42,10 @@ export class RefineService {
     if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
       throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
     }
-    const persona = await this.personas.get(accountId, body.personaId);
+    const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
+    const persona = await traced(loading, this.personas.get(accountId, body.personaId));
     if (body.provider === RULES_PROVIDER) {
-      const { text, remaining } = enforce(persona.rules, body.content);
+      const { text, remaining } = this.enforce(persona, body.content);
       return { response: text, providerMs: 0, violations: remaining };
     }
     if (body.providerApiKey === undefined) {
@@ -72,8 +75,12 @@ export class RefineService {
     try {
       const answer = await ask(buildUserMessage(body.content));
       if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [] };
-      let result = enforce(persona.rules, answer);
-      if (needsModelRepair(result.remaining)) result = await this.repair(persona, result, ask);
+      let result = this.enforce(persona, answer);
+      if (needsModelRepair(result.remaining)) {
+        const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
+        const first = result;
+        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, first, ask)));
+      }
       return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
     } catch (error) {
       outcome = (error as { code?: string }).code ?? 'unknown';
@@ -84,6 +91,14 @@ export class RefineService {
       this.metrics.providerCalls.inc(labels);
       this.metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
     }
+  }
+
+  /** The persona's deterministic rules, as one span with the count of what they could not fix. */
+  private enforce(persona: CompiledPersona, text: string): ReturnType<typeof enforce> {
+    const span = this.tracer.start('rules');
+    const result = enforce(persona.rules, text);
+    span.set('persona_refine.rules.violations', result.remaining.length).end();
+    return result;
   }
 
   /**
@@ -98,7 +113,7 @@ export class RefineService {
   ): Promise<ReturnType<typeof enforce>> {
     const instructions = repairInstructions(first.remaining, first.text);
     try {
-      const second = enforce(persona.rules, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`));
+      const second = this.enforce(persona, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`));
       return second.remaining.length <= first.remaining.length ? second : first;
     } catch (error) {
       if (error instanceof ClientAbortedError) throw error;

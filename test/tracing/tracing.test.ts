@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
+import { recordLoadedModules, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'persona-refine-tracing-'));
+const SERVICE_KEY = 'prk_tracing_test_key_0123456789abcdefghijklmn';
+const PROVIDER_KEY = 'sk-tracing-provider-secret-0123456789';
+const CONTENT = 'Quarterly numbers attached, marker-content-plugh, lots of synergy.';
+const ATTRIBUTE = 'marker-attribute-xyzzy';
+
+let fake: FakeProviderServer;
+beforeAll(async () => {
+  fake = await startFakeProviderServer();
+});
+afterAll(async () => {
+  await fake.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function call(server: ServerProcess, path: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${SERVICE_KEY}`, 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const childrenOf = (spans: ReceivedSpan[], parent: ReceivedSpan) => spans.filter((span) => span.parentSpanId === parent.spanId);
+
+describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (protocol) => {
+  let receiver: OtlpReceiver;
+  let server: ServerProcess;
+
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    server = await startServerProcess({
+      DATABASE_URL: `sqlite:${join(dir, `${protocol.replace('/', '-')}.sqlite`)}`,
+      BOOTSTRAP_API_KEY: SERVICE_KEY,
+      PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'),
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
+      OTEL_SERVICE_NAME: 'persona-refine-under-test',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await receiver.close();
+  });
+
+  it('exports one trace per refine: server span continuing the caller\'s traceparent, then persona load, rules and repair', async () => {
+    const persona = (await (await call(server, '/v1/personas', { name: 'Traced', attributes: { tone: ATTRIBUTE, avoid: ['synergy'] } })).json()) as { id: string };
+    // The first answer breaks the avoid rule, so the model is asked once more to repair it.
+    fake.enqueue({ mode: 'ok', reply: 'Numbers attached, with synergy.' }, { mode: 'ok', reply: 'Numbers attached.' });
+    const traceId = randomBytes(16).toString('hex');
+    const callerSpanId = randomBytes(8).toString('hex');
+    const res = await call(
+      server,
+      '/v1/refine',
+      { provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: persona.id, content: CONTENT },
+      { traceparent: `00-${traceId}-${callerSpanId}-01` },
+    );
+    expect(res.status).toBe(200);
+
+    const request = await receiver.waitForSpan('POST /v1/refine');
+    expect(request).toMatchObject({ traceId, parentSpanId: callerSpanId, kind: 2, statusCode: 0 });
+    expect(request.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'http.route': '/v1/refine',
+      'url.path': '/v1/refine',
+      'http.response.status_code': 200,
+      'persona_refine.request_id': res.headers.get('x-request-id'),
+    });
+    expect(request.resource).toMatchObject({ 'service.name': 'persona-refine-under-test', 'service.version': expect.any(String) });
+
+    await receiver.waitForSpan('repair');
+    const trace = receiver.spans.filter((span) => span.traceId === traceId);
+    const steps = childrenOf(trace, request);
+    expect(steps.map((span) => span.name)).toEqual(['persona.load', 'rules', 'repair']);
+    expect(steps[0]!.attributes).toEqual({ 'persona_refine.persona_id': persona.id });
+    expect(steps[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 1 });
+    const repair = steps[2]!;
+    expect(repair.attributes).toEqual({ 'persona_refine.rules.violations': 1 });
+    expect(childrenOf(trace, repair).map((span) => [span.name, span.attributes])).toEqual([['rules', { 'persona_refine.rules.violations': 0 }]]);
+  });
+
+  it('names a span by its route template and marks a failed request with error.type', async () => {
+    const res = await fetch(`${server.url}/v1/personas/does-not-exist`, { headers: { authorization: `Bearer ${SERVICE_KEY}` } });
+    expect(res.status).toBe(404);
+    const span = await receiver.waitForSpan('GET /v1/personas/:id');
+    expect(span.attributes).toMatchObject({ 'http.route': '/v1/personas/:id', 'url.path': '/v1/personas/does-not-exist', 'http.response.status_code': 404 });
+    expect(span.parentSpanId).toBe('');
+
+    const refine = await call(server, '/v1/refine', { provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: 'missing', content: CONTENT });
+    expect(refine.status).toBe(404);
+    await expect.poll(() => receiver.spans.filter((s) => s.name === 'persona.load' && s.statusCode === 2).length).toBe(1);
+    const failed = receiver.spans.find((s) => s.name === 'persona.load' && s.statusCode === 2)!;
+    expect(failed.attributes['error.type']).toBe('not_found');
+  });
+
+  it('never puts a key, the content or a persona\'s attributes into what it exports', async () => {
+    await receiver.waitForSpan('repair');
+    const exported = Buffer.concat(receiver.bodies).toString('latin1');
+    expect(receiver.contentTypes[0]).toBe(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf');
+    for (const secret of [SERVICE_KEY, PROVIDER_KEY, 'marker-content-plugh', ATTRIBUTE, 'synergy', 'Numbers attached']) {
+      expect(exported).not.toContain(secret);
+    }
+  });
+});
+
+describe('with tracing off', () => {
+  it('loads no OpenTelemetry module, even through a refine', async () => {
+    const loaded = join(dir, 'off-modules.txt');
+    const record = recordLoadedModules(loaded);
+    const server = await startServerProcess(
+      { DATABASE_URL: `sqlite:${join(dir, 'off.sqlite')}`, BOOTSTRAP_API_KEY: SERVICE_KEY, PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'), ...record.env },
+      10_000,
+      record.nodeArgs,
+    );
+    const persona = (await (await call(server, '/v1/personas', { name: 'Untraced' })).json()) as { id: string };
+    const res = await call(server, '/v1/refine', { provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: persona.id, content: CONTENT }, { traceparent: `00-${'a'.repeat(32)}-${'b'.repeat(16)}-01` });
+    expect(res.status).toBe(200);
+    await server.stop();
+    const modules = readFileSync(loaded, 'utf8');
+    expect(modules).toContain('/dist/refine/refine-service.js');
+    expect(modules).not.toContain('@opentelemetry');
+    expect(modules).not.toContain('/dist/tracing/open-telemetry.js');
+  });
+});
