@@ -8,7 +8,9 @@ import { type AttemptTarget, answerAttempt } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
+import { tracedAttempt } from './attempt-span.js';
 import { callWithRetries, openCall } from './provider-call.js';
+import { noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
 import type { TokenUsage } from './wire/wire-format.js';
@@ -58,6 +60,8 @@ export interface ProviderRegistryOptions {
   fetch?: typeof fetch;
   /** Retries after the first attempt, for retryable failures only. Default 2. */
   maxRetries?: number;
+  /** A span per attempt when tracing is on. */
+  tracer?: Tracer;
 }
 
 interface ResolvedProvider {
@@ -93,6 +97,7 @@ export function createProviderRegistry(
   const providers = resolveProviders(overrides);
   const maxRetries = options.maxRetries ?? 2;
   const transport = options.fetch ? fetchTransport(options.fetch) : pooledTransport;
+  const tracer = options.tracer ?? noTracing;
   const ids = [...providers.keys()];
 
   const lookup = (id: string): ResolvedProvider => {
@@ -118,7 +123,11 @@ export function createProviderRegistry(
       const started = Date.now();
       const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
       try {
-        const { value, attempts } = await callWithRetries(scope, answerAttempt(target, { model, system: call.system, user: call.user }), maxRetries);
+        const { value, attempts } = await callWithRetries(
+          scope,
+          tracedAttempt(tracer, id, model, answerAttempt(target, { model, system: call.system, user: call.user })),
+          maxRetries,
+        );
         return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
       } finally {
         scope.close();

@@ -46,6 +46,7 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
       OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
       OTEL_SERVICE_NAME: 'persona-refine-under-test',
       OTEL_BSP_SCHEDULE_DELAY: '50',
+      LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
     });
   });
   afterAll(async () => {
@@ -53,10 +54,11 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     await receiver.close();
   });
 
-  it('exports one trace per refine: server span continuing the caller\'s traceparent, then persona load, rules and repair', async () => {
+  it('exports one trace per refine: server span continuing the caller\'s traceparent, then persona load, provider attempts, rules and repair', async () => {
     const persona = (await (await call(server, '/v1/personas', { name: 'Traced', attributes: { tone: ATTRIBUTE, avoid: ['synergy'] } })).json()) as { id: string };
     // The first answer breaks the avoid rule, so the model is asked once more to repair it.
-    fake.enqueue({ mode: 'ok', reply: 'Numbers attached, with synergy.' }, { mode: 'ok', reply: 'Numbers attached.' });
+    // The first attempt fails with a 500 and is retried.
+    fake.enqueue('serverError', { mode: 'ok', reply: 'Numbers attached, with synergy.' }, { mode: 'ok', reply: 'Numbers attached.' });
     const traceId = randomBytes(16).toString('hex');
     const callerSpanId = randomBytes(8).toString('hex');
     const res = await call(
@@ -81,12 +83,21 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     await receiver.waitForSpan('repair');
     const trace = receiver.spans.filter((span) => span.traceId === traceId);
     const steps = childrenOf(trace, request);
-    expect(steps.map((span) => span.name)).toEqual(['persona.load', 'rules', 'repair']);
-    expect(steps[0]!.attributes).toEqual({ 'persona_refine.persona_id': persona.id });
-    expect(steps[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 1 });
-    const repair = steps[2]!;
+    const model = 'gpt-5.4-mini';
+    expect(steps.map((span) => span.name)).toEqual(['persona.load', `chat ${model}`, `chat ${model}`, 'rules', 'repair']);
+    const [load, failed, answered, rules, repair] = steps as [ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan, ReceivedSpan];
+    expect(load.attributes).toEqual({ 'persona_refine.persona_id': persona.id });
+    const genAi = { 'gen_ai.operation.name': 'chat', 'gen_ai.system': 'openai', 'gen_ai.provider.name': 'openai', 'gen_ai.request.model': model };
+    expect(failed).toMatchObject({ kind: 3, statusCode: 2, attributes: { ...genAi, 'error.type': 'provider_failed' } });
+    expect(failed.attributes).not.toHaveProperty('gen_ai.usage.input_tokens');
+    expect(answered).toMatchObject({ kind: 3, statusCode: 0 });
+    expect(answered.attributes).toEqual({ ...genAi, 'gen_ai.usage.input_tokens': expect.any(Number), 'gen_ai.usage.output_tokens': expect.any(Number) });
+    expect(answered.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    expect(rules.attributes).toEqual({ 'persona_refine.rules.violations': 1 });
     expect(repair.attributes).toEqual({ 'persona_refine.rules.violations': 1 });
-    expect(childrenOf(trace, repair).map((span) => [span.name, span.attributes])).toEqual([['rules', { 'persona_refine.rules.violations': 0 }]]);
+    // The repair's own provider attempt and rules check are its children.
+    expect(childrenOf(trace, repair).map((span) => [span.name, span.attributes['error.type']])).toEqual([[`chat ${model}`, undefined], ['rules', undefined]]);
+    expect(childrenOf(trace, repair)[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 0 });
   });
 
   it('names a span by its route template and marks a failed request with error.type', async () => {
@@ -118,7 +129,7 @@ describe('with tracing off', () => {
     const loaded = join(dir, 'off-modules.txt');
     const record = recordLoadedModules(loaded);
     const server = await startServerProcess(
-      { DATABASE_URL: `sqlite:${join(dir, 'off.sqlite')}`, BOOTSTRAP_API_KEY: SERVICE_KEY, PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'), ...record.env },
+      { DATABASE_URL: `sqlite:${join(dir, 'off.sqlite')}`, BOOTSTRAP_API_KEY: SERVICE_KEY, PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'), LOAD_SHED_EVENT_LOOP_DELAY_MS: '0', ...record.env },
       10_000,
       record.nodeArgs,
     );
