@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Redis } from 'ioredis';
 import { AccountService } from './accounts/account-service.js';
+import { AuditTrail } from './audit/audit-trail.js';
 import { Authenticator } from './accounts/authenticator.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
@@ -28,20 +29,27 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/
 import { logDestination } from './logging/log-destination.js';
 import { createMetrics } from './metrics.js';
 import { PersonaCheck } from './refine/persona-check.js';
+import { PersonaHistory } from './personas/persona-history.js';
 import { PersonaService } from './personas/persona-service.js';
 import { createProviderRegistry } from './providers/index.js';
 import { CompiledPersonas } from './refine/compiled-personas.js';
 import { RefineService } from './refine/refine-service.js';
+import { auditRoutes } from './routes/audit.js';
 import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
+import { personaHistoryRoutes } from './routes/persona-history.js';
 import { personaRoutes } from './routes/personas.js';
 import { refineRoutes } from './routes/refine.js';
 import { studioRoutes } from './routes/studio.js';
+import { AuditEvent } from './schemas/audit.js';
 import { ErrorBody } from './schemas/common.js';
 import { Persona, PersonaAttributes } from './schemas/persona.js';
+import { PersonaVersion } from './schemas/persona-history.js';
 import { AccountRepository } from './storage/account-repository.js';
+import { AuditRepository } from './storage/audit-repository.js';
 import type { Storage } from './storage/database.js';
 import { IdempotencyRepository } from './storage/idempotency-repository.js';
+import { PersonaHistoryRepository } from './storage/persona-history-repository.js';
 import { PersonaRepository } from './storage/persona-repository.js';
 import { SecretRepository } from './storage/secret-repository.js';
 import { UsageRepository } from './storage/usage-repository.js';
@@ -97,7 +105,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   const accounts = new AccountService(accountRepository);
   const authenticator = new Authenticator(accountRepository);
   const personas = new PersonaService(new PersonaRepository(storage.db));
-  const compiledPersonas = new CompiledPersonas(personas);
+  const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
+  const compiledPersonas = new CompiledPersonas(personas, history);
   const refine = new RefineService(compiledPersonas, createProviderRegistry(config.providers, { tracer }), config.providerTimeoutMs, metrics, tracer);
   const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
   const rateLimiter: RateLimiter = redis
@@ -125,6 +134,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   app.addSchema(ErrorBody);
   app.addSchema(PersonaAttributes);
   app.addSchema(Persona);
+  app.addSchema(PersonaVersion);
+  app.addSchema(AuditEvent);
   app.decorateRequest('idempotencyScope', null);
   await installOpenApi(app);
 
@@ -138,6 +149,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
       installRateLimit(v1, rateLimiter, metrics);
       openApiRoute(v1);
       await v1.register(personaRoutes, { personas, idempotency: idempotency('POST /v1/personas', idempotencyOptions) });
+      await v1.register(personaHistoryRoutes, { history });
+      await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });
       await v1.register(refineRoutes, {
         refine,
         concurrency: new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount),

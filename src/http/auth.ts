@@ -1,6 +1,7 @@
 /** Bearer authentication for every /v1 route not marked `config: { public: true }`. */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../accounts/authenticator.js';
+import type { Actor } from '../storage/change-log.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -19,4 +20,9 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
     if (request.routeOptions.config.public) return;
     request.principal = await authenticator.authenticate(request.headers.authorization);
   });
+}
+
+/** Who is making a change, for its version and audit event. */
+export function actorOf(request: FastifyRequest): Actor {
+  return { accountId: request.principal.accountId, keyId: request.principal.keyId, requestId: request.id };
 }

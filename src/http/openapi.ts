@@ -3,7 +3,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 
-export const API_VERSION = '1.0.0';
+export const API_VERSION = '1.1.0';
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -18,6 +18,8 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'personas', description: 'Named sets of voice attributes' },
         { name: 'refine', description: 'Rewrite text in a persona\'s voice' },
+        { name: 'versions', description: 'Immutable persona versions and the labels that point at them' },
+        { name: 'audit', description: 'Who changed what, when' },
       ],
       components: {
         securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Your persona-refine API key' } },

@@ -5,6 +5,7 @@
 import { notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { CreatePersonaBody, UpdatePersonaBody } from '../schemas/persona.js';
+import type { Actor } from '../storage/change-log.js';
 import type { PersonaChanges, PersonaRepository, PersonaRow } from '../storage/persona-repository.js';
 import { etagFor, versionsFromIfMatch } from './etag.js';
 import { normalizeName, serializeAttributes } from './persona-rules.js';
@@ -14,6 +15,8 @@ export interface PersonaRecord {
   name: string;
   /** JSON text of the attributes object, exactly as stored. */
   attributesJson: string;
+  /** The number the ETag carries; also the newest version in the persona's history. */
+  version: number;
   etag: string;
   updatedAt: Date;
 }
@@ -30,36 +33,50 @@ export const DEFAULT_PAGE_SIZE = 100;
 
 const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-function toRecord(row: PersonaRow): PersonaRecord {
+export function toRecord(row: PersonaRow): PersonaRecord {
   return {
     id: row.id,
     name: row.name,
     attributesJson: row.attributes,
+    version: row.version,
     etag: etagFor(row.version),
     updatedAt: new Date(row.updated_at),
   };
 }
 
-// Echo the id only when it is one we could have issued: never reflect arbitrary input.
-const personaNotFound = (id: string) => notFound(ID_SHAPE.test(id) ? `persona "${id}" not found` : 'persona not found');
+/** Whether an id is one we could have issued; anything else cannot exist. */
+export const isPersonaId = (id: string) => ID_SHAPE.test(id);
 
-const mismatch = () =>
+// Echo the id only when it is one we could have issued: never reflect arbitrary input.
+export const personaNotFound = (id: string) => notFound(ID_SHAPE.test(id) ? `persona "${id}" not found` : 'persona not found');
+
+/** The versions an If-Match allows, or a 412 right away when it names none we could match. */
+export async function expectedVersions(ifMatch: string | undefined, exists: () => Promise<unknown>): Promise<number[] | undefined> {
+  const expected = versionsFromIfMatch(ifMatch);
+  if (expected?.length === 0) {
+    await exists();
+    throw mismatch();
+  }
+  return expected;
+}
+
+export const mismatch = () =>
   preconditionFailed('If-Match does not match the persona\'s current ETag; fetch it again and retry with the new ETag');
 
 export class PersonaService {
   constructor(private readonly personas: PersonaRepository) {}
 
-  async create(accountId: string, body: CreatePersonaBody): Promise<PersonaRecord> {
+  async create(actor: Actor, body: CreatePersonaBody): Promise<PersonaRecord> {
     const now = new Date().toISOString();
     const row = await this.personas.insert({
       id: uuidv7(),
-      account_id: accountId,
+      account_id: actor.accountId,
       name: normalizeName(body.name),
       attributes: serializeAttributes(body.attributes ?? {}),
       version: 1,
       created_at: now,
       updated_at: now,
-    });
+    }, { ...actor, at: now });
     return toRecord(row);
   }
 
@@ -83,30 +100,22 @@ export class PersonaService {
     return { personas, nextCursor: hasMore ? personas[personas.length - 1]?.id : undefined, limit };
   }
 
-  async update(accountId: string, id: string, body: UpdatePersonaBody, ifMatch: string | undefined): Promise<PersonaRecord> {
+  async update(actor: Actor, id: string, body: UpdatePersonaBody, ifMatch: string | undefined): Promise<PersonaRecord> {
     const changes: PersonaChanges = {};
     if (body.name !== undefined) changes.name = normalizeName(body.name);
     if (body.attributes !== undefined) changes.attributes = serializeAttributes(body.attributes);
-    const expected = versionsFromIfMatch(ifMatch);
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
-    if (expected?.length === 0) {
-      await this.get(accountId, id);
-      throw mismatch();
-    }
-    const outcome = await this.personas.update(accountId, id, changes, new Date().toISOString(), expected);
+    const expected = await expectedVersions(ifMatch, () => this.get(actor.accountId, id));
+    const outcome = await this.personas.update({ ...actor, at: new Date().toISOString() }, id, changes, expected);
     if (outcome.status === 'not_found') throw personaNotFound(id);
     if (outcome.status === 'version_mismatch') throw mismatch();
     return toRecord(outcome.row);
   }
 
-  async delete(accountId: string, id: string, ifMatch: string | undefined): Promise<void> {
+  async delete(actor: Actor, id: string, ifMatch: string | undefined): Promise<void> {
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
-    const expected = versionsFromIfMatch(ifMatch);
-    if (expected?.length === 0) {
-      await this.get(accountId, id);
-      throw mismatch();
-    }
-    const outcome = await this.personas.delete(accountId, id, expected);
+    const expected = await expectedVersions(ifMatch, () => this.get(actor.accountId, id));
+    const outcome = await this.personas.delete({ ...actor, at: new Date().toISOString() }, id, expected);
     if (outcome.status === 'not_found') throw personaNotFound(id);
     if (outcome.status === 'version_mismatch') throw mismatch();
   }

@@ -23,6 +23,8 @@ export interface RefineResult {
   providerMs: number;
   /** Rule violations neither the fixes nor the repair call could remove. */
   violations: RuleViolation[];
+  /** The persona version used (X-Persona-Version). */
+  personaVersion: number;
 }
 
 export class RefineService {
@@ -43,10 +45,10 @@ export class RefineService {
       throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
     }
     const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
-    const persona = await traced(loading, this.personas.get(accountId, body.personaId));
+    const persona = await traced(loading, this.personas.get(accountId, body.personaId, body));
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content);
-      return { response: text, providerMs: 0, violations: remaining };
+      return { response: text, providerMs: 0, violations: remaining, personaVersion: persona.version };
     }
     if (body.providerApiKey === undefined) {
       throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
@@ -74,14 +76,14 @@ export class RefineService {
     this.metrics.refinesInFlight.inc();
     try {
       const answer = await ask(buildUserMessage(body.content));
-      if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [] };
+      if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [], personaVersion: persona.version };
       let result = this.enforce(persona, answer);
       if (needsModelRepair(result.remaining)) {
         const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
         const first = result;
         result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, first, ask)));
       }
-      return { response: result.text, providerMs: performance.now() - started, violations: result.remaining };
+      return { response: result.text, providerMs: performance.now() - started, violations: result.remaining, personaVersion: persona.version };
     } catch (error) {
       outcome = (error as { code?: string }).code ?? 'unknown';
       throw error;

@@ -11,11 +11,16 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
       summary: "Check text against a persona's rules without calling a provider",
       description:
         "Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets, " +
-        'and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing.',
+        'and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing. ' +
+        '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
       response: { 200: { description: 'The verdict', ...CheckResponse }, ...commonErrors, ...notFoundError },
     },
-    handler: async (request) => checker.check(request.principal.accountId, request.body.personaId, request.body.content),
+    handler: async (request, reply) => {
+      const { verdict, personaVersion } = await checker.check(request.principal.accountId, request.body);
+      reply.header('x-persona-version', String(personaVersion));
+      return verdict;
+    },
   });
 };

@@ -12,12 +12,13 @@ import {
 } from '../schemas/persona.js';
 import { Type } from '@sinclair/typebox';
 import type { IdempotencyHooks } from '../http/idempotency.js';
+import { actorOf } from '../http/auth.js';
 
-const JSON_TYPE = 'application/json; charset=utf-8';
+export const JSON_TYPE = 'application/json; charset=utf-8';
 const personaRef = Type.Ref('Persona');
 const security = [{ bearerAuth: [] }];
 
-function sendPersona(reply: FastifyReply, record: PersonaRecord): FastifyReply {
+export function sendPersona(reply: FastifyReply, record: PersonaRecord): FastifyReply {
   return reply
     .header('etag', record.etag)
     .header('last-modified', record.updatedAt.toUTCString())
@@ -42,7 +43,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       response: { 201: { description: 'Created', ...personaRef }, ...commonErrors, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
-      const record = await personas.create(request.principal.accountId, request.body);
+      const record = await personas.create(actorOf(request), request.body);
       return sendPersona(reply.code(201).header('location', `/v1/personas/${record.id}`), record);
     },
   });
@@ -83,7 +84,9 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
     schema: {
       tags: ['personas'],
       summary: 'Update a persona',
-      description: 'A field present replaces the stored one; a field absent is kept. `attributes` is replaced whole.',
+      description:
+        'A field present replaces the stored one; a field absent is kept. `attributes` is replaced whole. ' +
+        'The result is recorded as a new immutable version (the number in the new ETag).',
       security,
       params: PersonaParams,
       headers: IfMatchHeaders,
@@ -91,8 +94,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       response: { 200: { description: 'The updated persona', ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
     handler: async (request, reply) => {
-      const { accountId } = request.principal;
-      const record = await personas.update(accountId, request.params.id, request.body, request.headers['if-match']);
+      const record = await personas.update(actorOf(request), request.params.id, request.body, request.headers['if-match']);
       return sendPersona(reply, record);
     },
   });
@@ -101,13 +103,14 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
     schema: {
       tags: ['personas'],
       summary: 'Delete a persona',
+      description: 'Its versions and labels go with it; its audit events stay.',
       security,
       params: PersonaParams,
       headers: IfMatchHeaders,
       response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
     handler: async (request, reply) => {
-      await personas.delete(request.principal.accountId, request.params.id, request.headers['if-match']);
+      await personas.delete(actorOf(request), request.params.id, request.headers['if-match']);
       return reply.code(204).send(null);
     },
   });

@@ -26,7 +26,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         'Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. ' +
         'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` ' +
         '(e.g. `avoid=1,maxWords=1`) when the persona\'s rules are still broken after the fixes and one repair call. ' +
-        'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`.',
+        'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. ' +
+        '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       headers: IdempotencyHeaders,
       body: RefineBody,
@@ -50,6 +51,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       try {
         const result = await refine.refine(accountId, request.body, disconnected.signal);
         const total = reply.elapsedTime;
+        reply.header('x-persona-version', String(result.personaVersion));
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));

@@ -31,7 +31,7 @@ export const PersonaAttributes = Type.Unsafe<Record<string, unknown>>({
 });
 
 /** Where a schema uses the attributes: one shared component in OpenAPI and in the SDK's types. */
-const attributesRef = Type.Unsafe<Record<string, unknown>>(Type.Ref('PersonaAttributes'));
+export const attributesRef = Type.Unsafe<Record<string, unknown>>(Type.Ref('PersonaAttributes'));
 
 export const PersonaName = Type.String({
   description: `Display name; surrounding whitespace is trimmed; 1-${NAME_MAX_LENGTH} characters`,

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { RULE_IDS } from '../rules/types.js';
+import { PersonaPinFields } from './persona-history.js';
 
 export const CONTENT_MAX_LENGTH = 100_000;
 export const PROVIDER_KEY_MAX_LENGTH = 4096;
@@ -15,6 +16,7 @@ export const RefineBody = Type.Object(
       }),
     ),
     personaId: Type.String({ minLength: 1, maxLength: 200 }),
+    ...PersonaPinFields,
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to refine' }),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides the provider's default model" })),
   },
@@ -37,6 +39,7 @@ export type RefineResponse = Static<typeof RefineResponse>;
 export const CheckBody = Type.Object(
   {
     personaId: Type.String({ minLength: 1, maxLength: 200 }),
+    ...PersonaPinFields,
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to check' }),
   },
   { additionalProperties: false },

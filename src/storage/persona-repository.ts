@@ -1,5 +1,9 @@
-/** Every persona query. Rows in, rows out; the persona service gives them meaning. */
+/**
+ * Every persona query. Rows in, rows out; the persona service gives them
+ * meaning. Each write also records its version and audit event (change-log.ts).
+ */
 import type { Kysely, Selectable } from 'kysely';
+import { type ChangeAuthor, recordEvent, recordVersion } from './change-log.js';
 import { precompiled } from './precompiled.js';
 import type { Database, PersonasTable } from './schema.js';
 
@@ -23,8 +27,12 @@ export class PersonaRepository {
     this.selectAll = precompiled(byAccount.orderBy('id', 'asc'), 1);
   }
 
-  async insert(row: PersonaRow): Promise<PersonaRow> {
-    await this.db.insertInto('personas').values(row).execute();
+  async insert(row: PersonaRow, author: ChangeAuthor): Promise<PersonaRow> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('personas').values(row).execute();
+      await recordVersion(trx, row, author);
+      await recordEvent(trx, author, { action: 'persona.created', personaId: row.id, version: row.version });
+    });
     return row;
   }
 
@@ -45,30 +53,49 @@ export class PersonaRepository {
   /**
    * One conditional UPDATE, so concurrent writers with the same expected
    * version cannot both win: the database decides, not a read-then-write.
+   * Its row lock also hands out version numbers one by one, without gaps.
    */
   async update(
-    accountId: string,
+    author: ChangeAuthor,
     id: string,
     changes: PersonaChanges,
-    updatedAt: string,
     expectedVersions?: number[],
   ): Promise<UpdateOutcome> {
-    let query = this.db
-      .updateTable('personas')
-      .set((eb) => ({ ...changes, updated_at: updatedAt, version: eb('version', '+', 1) }))
-      .where('account_id', '=', accountId)
-      .where('id', '=', id);
-    if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
-    const row = await query.returningAll().executeTakeFirst();
+    const row = await this.db.transaction().execute(async (trx) => {
+      let query = trx
+        .updateTable('personas')
+        .set((eb) => ({ ...changes, updated_at: author.at, version: eb('version', '+', 1) }))
+        .where('account_id', '=', author.accountId)
+        .where('id', '=', id);
+      if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
+      const updated = await query.returningAll().executeTakeFirst();
+      if (!updated) return undefined;
+      await recordVersion(trx, updated, author);
+      await recordEvent(trx, author, { action: 'persona.updated', personaId: id, version: updated.version });
+      return updated;
+    });
     if (row) return { status: 'updated', row };
-    return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
+    return this.missOutcome(author.accountId, id);
   }
 
-  async delete(accountId: string, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
-    let query = this.db.deleteFrom('personas').where('account_id', '=', accountId).where('id', '=', id);
-    if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
-    const result = await query.executeTakeFirst();
-    if (result.numDeletedRows > 0n) return { status: 'deleted' };
+  /** Versions and labels go with the persona; its audit events stay. */
+  async delete(author: ChangeAuthor, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
+    const deleted = await this.db.transaction().execute(async (trx) => {
+      let query = trx.deleteFrom('personas').where('account_id', '=', author.accountId).where('id', '=', id);
+      if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
+      const row = await query.returning('version').executeTakeFirst();
+      if (!row) return false;
+      await trx.deleteFrom('persona_labels').where('persona_id', '=', id).execute();
+      await trx.deleteFrom('persona_versions').where('persona_id', '=', id).execute();
+      await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: row.version });
+      return true;
+    });
+    if (deleted) return { status: 'deleted' };
+    return this.missOutcome(author.accountId, id);
+  }
+
+  /** Why a conditional write touched no row: the persona is gone, or it moved on. */
+  async missOutcome(accountId: string, id: string): Promise<{ status: 'not_found' } | { status: 'version_mismatch' }> {
     return (await this.findForAccount(accountId, id)) ? { status: 'version_mismatch' } : { status: 'not_found' };
   }
 }

@@ -32,6 +32,44 @@ export interface PersonasTable {
   updated_at: string;
 }
 
+/** One immutable row per persona version; only deleting the persona removes them. */
+export interface PersonaVersionsTable {
+  persona_id: string;
+  version: number;
+  account_id: string;
+  name: string;
+  attributes: string;
+  created_at: string;
+  /** Id of the API key that made the version; null for versions recorded before keys were tracked. */
+  created_by: string | null;
+}
+
+/** A movable pointer at one version (`production` → 3). */
+export interface PersonaLabelsTable {
+  persona_id: string;
+  label: string;
+  version: number;
+  updated_at: string;
+}
+
+export type AuditAction = 'persona.created' | 'persona.updated' | 'persona.restored' | 'persona.deleted' | 'label.set' | 'label.removed';
+
+/** One row per change, written in the change's own transaction; kept when the persona goes. */
+export interface AuditEventsTable {
+  /** UUIDv7: orders events in time. */
+  id: string;
+  account_id: string;
+  action: AuditAction;
+  persona_id: string;
+  version: number | null;
+  /** The version a restore copied, or the version a label pointed at before it moved. */
+  from_version: number | null;
+  label: string | null;
+  actor: string | null;
+  request_id: string | null;
+  created_at: string;
+}
+
 export interface IdempotencyKeysTable {
   account_id: string;
   key: string;
@@ -74,4 +112,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeysTable;
   usage_daily: UsageDailyTable;
   service_secrets: ServiceSecretsTable;
+  persona_versions: PersonaVersionsTable;
+  persona_labels: PersonaLabelsTable;
+  audit_events: AuditEventsTable;
 }

@@ -62,6 +62,20 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('two instances, one Postg
     expect(statuses.filter((s) => s === 412)).toHaveLength(19);
   });
 
+  it('20 concurrent PATCHes across A and B get consecutive, gap-free, unique versions', async () => {
+    const { key } = await cliCreateAccount(database.url, 'versions');
+    const { id } = await (await call(a, '/v1/personas', { method: 'POST', key, body: { name: 'Versioned' } })).json() as { id: string };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => call(i % 2 ? a : b, `/v1/personas/${id}`, { method: 'PATCH', key, body: { name: `v${i}` } })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const etags = results.map((r) => Number(r.headers.get('etag')!.replaceAll('"', ''))).sort((x, y) => x - y);
+    const versions = (await (await call(b, `/v1/personas/${id}/versions`, { key })).json() as { version: number }[]).map((v) => v.version);
+    process.stdout.write(`20-way PATCH race across two instances: ETags ${etags.join(',')}; versions ${versions.join(',')}\n`);
+    expect(etags).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect(versions).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
+  });
+
   it('an Idempotency-Key replayed on the other instance returns the first answer', async () => {
     const { key } = await cliCreateAccount(database.url, 'idem');
     const init = { method: 'POST', key, body: { name: 'Once only' }, headers: { 'idempotency-key': 'cross-instance-1' } };

@@ -11,9 +11,9 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => server.close());
 
-  it('is a valid OpenAPI 3.1 document with version 1.0.0', async () => {
+  it('is a valid OpenAPI 3.1 document with version 1.1.0', async () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.0.0');
+    expect(document.info.version).toBe('1.1.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
@@ -26,6 +26,13 @@ describe('the OpenAPI document', () => {
       'delete /v1/personas/{id}',
       'post /v1/refine',
       'post /v1/check',
+      'get /v1/personas/{id}/versions',
+      'get /v1/personas/{id}/versions/{version}',
+      'post /v1/personas/{id}/versions/{version}/restore',
+      'get /v1/personas/{id}/labels',
+      'put /v1/personas/{id}/labels/{label}',
+      'delete /v1/personas/{id}/labels/{label}',
+      'get /v1/audit',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),
@@ -35,10 +42,21 @@ describe('the OpenAPI document', () => {
       for (const [method, op] of Object.entries(ops)) {
         expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
         expect(op.responses['401'], `${method} ${path}`).toBeDefined();
+        expect(op.summary, `${method} ${path}`).toBeTruthy();
+        if (/versions|labels/.test(path)) expect(op.responses['404'], `${method} ${path}`).toBeDefined();
+        if (method !== 'get' && /versions|labels/.test(path)) expect(op.responses['412'], `${method} ${path}`).toBeDefined();
       }
     }
     expect(document.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(document.components.schemas.Persona.required).toEqual(['id', 'name', 'attributes']);
+    expect(document.components.schemas.PersonaVersion.required).toEqual(['version', 'name', 'attributes', 'createdAt', 'createdBy']);
+    expect(Object.keys(document.components.schemas.AuditEvent.properties)).toEqual([
+      'id', 'at', 'action', 'personaId', 'version', 'fromVersion', 'label', 'actor', 'requestId',
+    ]);
+    for (const operation of ['/v1/refine', '/v1/check']) {
+      const body = document.paths[operation].post.requestBody.content['application/json'].schema;
+      expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['personaVersion', 'personaLabel']));
+    }
   });
 
   it('documents every well-known attribute, rule keys and enforce included, and still allows any other key', () => {

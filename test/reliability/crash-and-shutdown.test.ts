@@ -58,6 +58,80 @@ describe.each(storageTargets)('crash safety on $engine', (target) => {
   });
 });
 
+describe.each(storageTargets)('persona history across kill -9 on $engine', (target) => {
+  it('versions and audit events match the acknowledged writes after a kill -9 mid-stream', async () => {
+    const database = await target.create();
+    const env = { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'info' };
+    const call = (url: string, path: string, method: string, requestId: string, body?: unknown) =>
+      fetch(url + path, { method, headers: { ...headers, 'x-request-id': requestId }, body: body === undefined ? undefined : JSON.stringify(body) });
+    try {
+      const server = await startServerProcess(env);
+      const ids: string[] = [];
+      for (let p = 0; p < 4; p++) {
+        // A fresh process may shed load for a moment (503): retry until created.
+        let res = await call(server.url, '/v1/personas', 'POST', `create-${p}`, { name: `p${p}` });
+        for (let attempt = 0; res.status === 503 && attempt < 50; attempt++) {
+          await new Promise((r) => setTimeout(r, 100));
+          res = await call(server.url, '/v1/personas', 'POST', `create-${p}`, { name: `p${p}` });
+        }
+        expect(res.status).toBe(201);
+        ids.push(((await res.json()) as { id: string }).id);
+      }
+      const acknowledged = new Set(ids.map((_, p) => `create-${p}`));
+      let stop = false;
+      let writersInFlight = 0;
+      const writer = async (worker: number) => {
+        writersInFlight++;
+        const id = ids[worker % ids.length]!;
+        for (let i = 0; !stop; i++) {
+          const requestId = `w${worker}-${i}`;
+          try {
+            const res =
+              i % 3 === 2
+                ? await call(server.url, `/v1/personas/${id}/labels/production`, 'PUT', requestId, { version: 1 })
+                : await call(server.url, `/v1/personas/${id}`, 'PATCH', requestId, { name: requestId });
+            if (res.status === 200) acknowledged.add(requestId);
+          } catch {
+            return; // the server is gone
+          }
+        }
+      };
+      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+      await new Promise((r) => setTimeout(r, 1500));
+      server.child.kill('SIGKILL');
+      stop = true;
+      await Promise.all(writers);
+      expect(acknowledged.size).toBeGreaterThan(50);
+
+      const restarted = await startServerProcess(env);
+      try {
+        const get = async (path: string) => (await fetch(restarted.url + path, { headers })).json();
+        const events = (await get('/v1/audit?limit=1000')) as { action: string; personaId: string; version: number; requestId: string }[];
+        expect(events.length).toBeLessThan(1000);
+        const eventRequestIds = events.map((e) => e.requestId);
+        // Every acknowledged write has exactly one event; at most the writes in flight at the kill committed unanswered.
+        expect([...acknowledged].filter((r) => !eventRequestIds.includes(r))).toEqual([]);
+        expect(new Set(eventRequestIds).size).toBe(eventRequestIds.length);
+        expect(eventRequestIds.filter((r) => !acknowledged.has(r)).length).toBeLessThanOrEqual(writersInFlight);
+        for (const id of ids) {
+          const persona = await fetch(`${restarted.url}/v1/personas/${id}`, { headers });
+          const current = Number(persona.headers.get('etag')!.replaceAll('"', ''));
+          const versions = ((await get(`/v1/personas/${id}/versions`)) as { version: number; name: string }[]).map((v) => v.version);
+          // Gap-free history up to the current version, and one version event per version.
+          expect(versions).toEqual(Array.from({ length: current }, (_, i) => i + 1));
+          const versionEvents = events.filter((e) => e.personaId === id && e.action.startsWith('persona.')).map((e) => e.version);
+          expect(versionEvents.sort((x, y) => x - y)).toEqual(versions);
+        }
+        process.stdout.write(`history crash test (${target.engine}): ${acknowledged.size} acknowledged, ${events.length} events\n`);
+      } finally {
+        await restarted.stop();
+      }
+    } finally {
+      await database.remove();
+    }
+  });
+});
+
 describe('while shutting down', () => {
   it('answers a request that still arrives with the usual 503 and Retry-After, and finishes the in-flight one', async () => {
     const f = await startRefineFixture();

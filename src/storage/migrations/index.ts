@@ -2,10 +2,12 @@ import type { Migration } from 'kysely';
 import { initial } from './2026-11-22-001-initial.js';
 import { idempotency } from './2026-11-22-002-idempotency.js';
 import { usageAndCache } from './2026-11-23-015-usage-and-cache.js';
+import { personaHistory } from './2026-11-23-016-persona-history.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
   '2026-11-22-001-initial': initial,
   '2026-11-22-002-idempotency': idempotency,
   '2026-11-23-015-usage-and-cache': usageAndCache,
+  '2026-11-23-016-persona-history': personaHistory,
 };

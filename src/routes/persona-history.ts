@@ -1,0 +1,115 @@
+/** Persona versions and labels: HTTP only. Rules live in PersonaHistory. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { actorOf } from '../http/auth.js';
+import { type PersonaHistory, versionJson } from '../personas/persona-history.js';
+import { commonErrors, IfMatchHeaders, notFoundError, preconditionError } from '../schemas/common.js';
+import { PersonaParams } from '../schemas/persona.js';
+import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
+import { JSON_TYPE, sendPersona } from './personas.js';
+
+const security = [{ bearerAuth: [] }];
+const tags = ['versions'];
+
+export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaHistory }> = async (app, { history }) => {
+  app.get('/personas/:id/versions', {
+    schema: {
+      tags,
+      summary: 'List a persona\'s versions, oldest first',
+      description:
+        'Every create, update and restore recorded an immutable version. All versions unless `limit` or `cursor` is given; ' +
+        'then a `Link: <…>; rel="next"` header points to the next page.',
+      security,
+      params: PersonaParams,
+      querystring: ListVersionsQuery,
+      response: { 200: { description: 'The versions', ...PersonaVersionList }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request, reply) => {
+      const { id } = request.params;
+      const page = await history.listVersions(request.principal.accountId, id, request.query);
+      if (page.nextCursor !== undefined) {
+        reply.header('link', `</v1/personas/${encodeURIComponent(id)}/versions?limit=${page.limit}&cursor=${page.nextCursor}>; rel="next"`);
+      }
+      return reply.type(JSON_TYPE).send(`[${page.versions.map(versionJson).join(',')}]`);
+    },
+  });
+
+  app.get('/personas/:id/versions/:version', {
+    schema: {
+      tags,
+      summary: 'Get one version of a persona',
+      security,
+      params: VersionParams,
+      response: { 200: { description: 'The version', ...Type.Ref('PersonaVersion') }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request, reply) => {
+      const record = await history.getVersion(request.principal.accountId, request.params.id, request.params.version);
+      return reply.type(JSON_TYPE).send(versionJson(record));
+    },
+  });
+
+  app.post('/personas/:id/versions/:version/restore', {
+    schema: {
+      tags,
+      summary: 'Make an earlier version the newest one',
+      description:
+        'Its name and attributes become a new version with the next number; history is never rewritten. ' +
+        'Answers with the persona and its new ETag. `If-Match` is compared with the persona\'s current ETag.',
+      security,
+      params: VersionParams,
+      headers: IfMatchHeaders,
+      response: { 200: { description: 'The persona as restored', ...Type.Ref('Persona') }, ...commonErrors, ...notFoundError, ...preconditionError },
+    },
+    handler: async (request, reply) => {
+      const { id, version } = request.params;
+      return sendPersona(reply, await history.restore(actorOf(request), id, version, request.headers['if-match']));
+    },
+  });
+
+  app.get('/personas/:id/labels', {
+    schema: {
+      tags,
+      summary: 'The persona\'s labels and the versions they point at',
+      security,
+      params: PersonaParams,
+      response: { 200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request) => history.labels(request.principal.accountId, request.params.id),
+  });
+
+  app.put('/personas/:id/labels/:label', {
+    schema: {
+      tags,
+      summary: 'Point a label at a version',
+      description:
+        'Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. ' +
+        '`If-Match` is compared with the persona\'s current ETag. Answers with all of the persona\'s labels.',
+      security,
+      params: LabelParams,
+      headers: IfMatchHeaders,
+      body: SetLabelBody,
+      response: { 200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError, ...preconditionError },
+    },
+    handler: async (request) => {
+      const { id, label } = request.params;
+      return history.setLabel(actorOf(request), id, label, request.body.version, request.headers['if-match']);
+    },
+  });
+
+  app.delete('/personas/:id/labels/:label', {
+    schema: {
+      tags,
+      summary: 'Remove a label',
+      description: '`If-Match` is compared with the persona\'s current ETag.',
+      security,
+      params: LabelParams,
+      headers: IfMatchHeaders,
+      response: { 204: { description: 'Removed', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
+    },
+    handler: async (request, reply) => {
+      const { id, label } = request.params;
+      await history.removeLabel(actorOf(request), id, label, request.headers['if-match']);
+      return reply.code(204).send(null);
+    },
+  });
+};

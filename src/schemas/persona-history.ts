@@ -1,0 +1,62 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { attributesRef } from './persona.js';
+
+export const LABEL_MAX_LENGTH = 40;
+/** The label every persona has without setting it: its newest version. */
+export const LATEST_LABEL = 'latest';
+const LABEL_RULE = `lowercase letters, digits and "-", 1-${LABEL_MAX_LENGTH} characters; "${LATEST_LABEL}" always means the newest version`;
+
+export const PersonaVersion = Type.Object(
+  {
+    version: Type.Integer({ minimum: 1, description: 'The number the persona\'s ETag carried when this version was current' }),
+    name: Type.String(),
+    attributes: attributesRef,
+    createdAt: Type.String({ format: 'date-time', description: 'When this version was made' }),
+    createdBy: Type.Union([Type.String(), Type.Null()], {
+      description: 'Id of the API key that made it (never the key); null for versions recorded before history was kept',
+    }),
+  },
+  { $id: 'PersonaVersion', additionalProperties: false },
+);
+export type PersonaVersion = Static<typeof PersonaVersion>;
+
+export const PersonaVersionList = Type.Array(Type.Ref('PersonaVersion'));
+
+export const VersionNumber = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Version number (1, 2, 3 …)' });
+
+export const VersionParams = Type.Object({ id: Type.String({ description: 'Persona id' }), version: VersionNumber });
+export type VersionParams = Static<typeof VersionParams>;
+
+export const LabelParams = Type.Object({
+  id: Type.String({ description: 'Persona id' }),
+  label: Type.String({ description: `Label name: ${LABEL_RULE}` }),
+});
+export type LabelParams = Static<typeof LabelParams>;
+
+export const SetLabelBody = Type.Object(
+  { version: Type.Integer({ minimum: 1, description: 'An existing version of the persona the label should point at' }) },
+  { additionalProperties: false },
+);
+export type SetLabelBody = Static<typeof SetLabelBody>;
+
+export const PersonaLabels = Type.Record(Type.String(), Type.Integer(), {
+  description: 'Each label and the version it points at, e.g. { "production": 3, "staging": 5 }; "latest" is implicit and not listed',
+});
+export type PersonaLabels = Static<typeof PersonaLabels>;
+
+export const ListVersionsQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; enables paging' })),
+    cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'Cursor from the previous page\'s Link header (the last version it held)' })),
+  },
+  { additionalProperties: false },
+);
+export type ListVersionsQuery = Static<typeof ListVersionsQuery>;
+
+/** On refine and check: which version of the persona to use. */
+export const PersonaPinFields = {
+  personaVersion: Type.Optional(Type.Integer({ minimum: 1, description: 'Use this version of the persona instead of the newest; not with personaLabel' })),
+  personaLabel: Type.Optional(
+    Type.String({ minLength: 1, maxLength: LABEL_MAX_LENGTH, description: `Use the version this label points at (${LABEL_RULE}); not with personaVersion` }),
+  ),
+};
