@@ -33,6 +33,7 @@ describe('the OpenAPI document', () => {
       'put /v1/personas/{id}/labels/{label}',
       'delete /v1/personas/{id}/labels/{label}',
       'get /v1/audit',
+      'get /v1/usage',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),
