@@ -3,6 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
+import { bundleServer } from './bundle-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const marker = join(root, 'dist', 'server.js');
@@ -47,6 +48,7 @@ if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
     stdio: 'inherit',
   });
+  await bundleServer();
 }
 
 // Persona Studio, served at /studio/, is built by Vite, a dev dependency. Without it (an install

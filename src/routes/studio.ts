@@ -5,13 +5,13 @@
  */
 import { existsSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
 import { notFound } from '../errors.js';
+import { PACKAGE_ROOT } from '../package-root.js';
 
-/** Where `npm run build -w studio` writes; the same two levels up from src/routes and dist/routes. */
-export const STUDIO_BUILD_DIR = fileURLToPath(new URL('../../studio/dist/', import.meta.url));
+/** Where `npm run build -w studio` writes. */
+export const STUDIO_BUILD_DIR = join(PACKAGE_ROOT, 'studio', 'dist') + sep;
 
 /** Only the service's own scripts, styles and API; nothing inline, no other origin, no framing. */
 export const STUDIO_CSP = [
