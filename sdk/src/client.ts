@@ -1,4 +1,5 @@
 /** The entry point: `new PersonaRefine({ apiKey, baseUrl })`. */
+import { Audit } from './audit.js';
 import { Personas } from './personas.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
 import type { CheckInput, CheckResult, RefineInput, RefineResult } from './types.js';
@@ -28,6 +29,8 @@ function apiUrlOf(baseUrl: string): string {
 
 export class PersonaRefine {
   readonly personas: Personas;
+  /** Who changed what, newest first. */
+  readonly audit: Audit;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -46,18 +49,26 @@ export class PersonaRefine {
       onRetry: options.onRetry,
     });
     this.personas = new Personas(this.transport);
+    this.audit = new Audit(this.transport);
   }
 
   /** Rewrites `content` in the persona's voice through `provider`, paid with `providerApiKey`. */
   async refine(input: RefineInput, options?: PostOptions): Promise<RefineResult> {
     const { body, headers } = await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options);
-    return Object.defineProperty(body, 'violations', { value: parseViolations(headers.get('x-persona-violations')), enumerable: false });
+    Object.defineProperty(body, 'violations', { value: parseViolations(headers.get('x-persona-violations')), enumerable: false });
+    return withPersonaVersion(body, headers);
   }
 
-  /** Lints `content` against the persona's rules, without a provider; changes nothing. */
+  /** Lints `content` against the persona's rules, without a provider; changes nothing. `personaVersion` or `personaLabel` pins the version. */
   async check(input: CheckInput, options?: CallOptions): Promise<CheckResult> {
-    return (await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options)).body;
+    const { body, headers } = await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options);
+    return withPersonaVersion(body, headers);
   }
+}
+
+/** `X-Persona-Version` as a non-enumerable `personaVersion`, so the body still serializes as sent. */
+function withPersonaVersion<T extends object>(body: T, headers: Headers): T {
+  return Object.defineProperty(body, 'personaVersion', { value: Number(headers.get('x-persona-version')), enumerable: false });
 }
 
 /** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`. */

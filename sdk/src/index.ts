@@ -1,14 +1,19 @@
 export { PersonaRefine, type PersonaRefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
 export { PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
 export type { Personas, ConditionalOptions } from './personas.js';
+export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
+export type { Audit, AuditPage, AuditQuery } from './audit.js';
 export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
 export type {
+  AuditEvent,
   CheckInput,
   CheckResult,
   CreatePersonaInput,
   ErrorBody,
   Persona,
   PersonaAttributes,
+  PersonaLabels,
+  PersonaVersion,
   PersonaWithEtag,
   RefineInput,
   RefineResult,

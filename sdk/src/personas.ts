@@ -1,4 +1,6 @@
 /** The persona resource: /v1/personas. */
+import { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
+import { ifMatchHeader, personaPath as pathOf, withEtag } from './persona-paths.js';
 import type { CallOptions, PostOptions, Transport } from './transport.js';
 import type { CreatePersonaInput, Persona, PersonaWithEtag, UpdatePersonaInput } from './types.js';
 
@@ -7,15 +9,16 @@ export interface ConditionalOptions extends CallOptions {
   ifMatch?: string;
 }
 
-function withEtag(persona: Persona, headers: Headers): PersonaWithEtag {
-  return Object.defineProperty(persona, 'etag', { value: headers.get('etag') ?? '', enumerable: false }) as PersonaWithEtag;
-}
-
-const pathOf = (id: string) => `/personas/${encodeURIComponent(id)}`;
-const ifMatchHeader = (ifMatch: string | undefined) => (ifMatch === undefined ? undefined : { 'if-match': ifMatch });
-
 export class Personas {
-  constructor(private readonly transport: Transport) {}
+  /** Immutable versions: list, get, restore. */
+  readonly versions: PersonaVersions;
+  /** Movable labels (`production` → 3): get, set, delete. */
+  readonly labels: PersonaLabelsApi;
+
+  constructor(private readonly transport: Transport) {
+    this.versions = new PersonaVersions(transport);
+    this.labels = new PersonaLabelsApi(transport);
+  }
 
   async create(input: CreatePersonaInput, options?: PostOptions): Promise<PersonaWithEtag> {
     const { body, headers } = await this.transport.call<Persona>({ method: 'POST', path: '/personas', body: input }, options);

@@ -45,7 +45,7 @@ export interface TransportConfig {
 }
 
 export interface ApiRequest {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Path under /v1, e.g. `/personas`. */
   path: string;
   body?: unknown;

@@ -14,16 +14,25 @@ export type CreatePersonaInput = JsonOf<paths['/v1/personas']['post']['requestBo
 /** A field present replaces the stored one; a field absent is kept; `attributes` is replaced whole. */
 export type UpdatePersonaInput = JsonOf<paths['/v1/personas/{id}']['patch']['requestBody']>;
 export type RefineInput = JsonOf<paths['/v1/refine']['post']['requestBody']>;
-export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]> & {
-  /**
-   * The persona's rules still broken after the service's fixes and its one repair call, from
-   * `X-Persona-Violations` (e.g. `{ avoid: 1, maxWords: 1 }`); `{}` when none. Not enumerable,
-   * so the result still serializes as `{ response }`.
-   */
-  readonly violations: Readonly<Record<string, number>>;
-};
+/** Which persona version a refine or check used (`X-Persona-Version`); not enumerable. */
+export interface UsedPersonaVersion {
+  readonly personaVersion: number;
+}
+export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]> &
+  UsedPersonaVersion & {
+    /**
+     * The persona's rules still broken after the service's fixes and its one repair call, from
+     * `X-Persona-Violations` (e.g. `{ avoid: 1, maxWords: 1 }`); `{}` when none. Not enumerable,
+     * so the result still serializes as `{ response }`.
+     */
+    readonly violations: Readonly<Record<string, number>>;
+  };
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
-export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]>;
+export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]> & UsedPersonaVersion;
+export type PersonaVersion = components['schemas']['PersonaVersion'];
+/** Label → version, e.g. `{ production: 3 }`. */
+export type PersonaLabels = JsonOf<paths['/v1/personas/{id}/labels']['get']['responses'][200]>;
+export type AuditEvent = components['schemas']['AuditEvent'];
 
 /**
  * A persona as returned by `create`, `get` and `update`, carrying the ETag to pass as `ifMatch`.

@@ -112,6 +112,6 @@ async function apply(entry: Change, { client }: CliContext): Promise<string> {
   if (latest.name !== entry.current.name || !jsonEqual(latest.attributes, entry.current.attributes)) {
     throw new PreconditionFailedError({ message: 'changed on the server since the plan was made; run import again' });
   }
-  await personas.update(entry.current.id, patchFor(entry), { ifMatch: latest.etag });
-  return `updated    ${entry.path}`;
+  const updated = await personas.update(entry.current.id, patchFor(entry), { ifMatch: latest.etag });
+  return `updated    ${entry.path} → version ${updated.etag.replaceAll('"', '')}`;
 }

@@ -4,6 +4,7 @@
  */
 import { describeError } from './describe-error.js';
 import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor } from './io.js';
+import { labelPersona, personaHistory } from './history-commands.js';
 import { diffPersonas, exportPersonas, importPersonas } from './personas-commands.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 
@@ -13,7 +14,10 @@ export const USAGE = `Usage: persona-refine <command>
   personas diff DIR|FILE            show what import would change, field by field;
                                     exit 1 when it would change anything
   personas import DIR|FILE [--yes]  show the plan (create / update / unchanged per file);
-                                    apply it only with --yes
+                                    apply it only with --yes (each update is a new version)
+  personas history ID               list a persona's versions, oldest first, with their labels
+  personas label ID LABEL VERSION   point LABEL (e.g. production) at VERSION; moving it back
+                                    is a rollback
   refine --persona ID --provider NAME [--model M] [--provider-key-env VAR]
          [--out DIR] [--concurrency N] [FILE... | -]
                                     refine stdin to stdout, or files into --out DIR
@@ -32,6 +36,8 @@ const commands: Record<string, Command> = {
   'personas export': exportPersonas,
   'personas import': importPersonas,
   'personas diff': diffPersonas,
+  'personas history': personaHistory,
+  'personas label': labelPersona,
   refine: refineCommand,
 };
 

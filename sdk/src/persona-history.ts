@@ -1,0 +1,50 @@
+/** A persona's versions and labels: /v1/personas/{id}/versions and /labels. */
+import type { ConditionalOptions } from './personas.js';
+import type { CallOptions, Transport } from './transport.js';
+import type { Persona, PersonaLabels, PersonaVersion, PersonaWithEtag } from './types.js';
+import { ifMatchHeader, personaPath, withEtag } from './persona-paths.js';
+
+export class PersonaVersions {
+  constructor(private readonly transport: Transport) {}
+
+  /** Every version of the persona, oldest first. */
+  async list(id: string, options?: CallOptions): Promise<PersonaVersion[]> {
+    return (await this.transport.call<PersonaVersion[]>({ method: 'GET', path: `${personaPath(id)}/versions` }, options)).body;
+  }
+
+  async get(id: string, version: number, options?: CallOptions): Promise<PersonaVersion> {
+    return (await this.transport.call<PersonaVersion>({ method: 'GET', path: `${personaPath(id)}/versions/${version}` }, options)).body;
+  }
+
+  /** That version's content becomes the newest version (a new number); returns the persona with its new ETag. */
+  async restore(id: string, version: number, options: ConditionalOptions = {}): Promise<PersonaWithEtag> {
+    const { ifMatch, ...callOptions } = options;
+    const { body, headers } = await this.transport.call<Persona>(
+      { method: 'POST', path: `${personaPath(id)}/versions/${version}/restore`, headers: ifMatchHeader(ifMatch) },
+      callOptions,
+    );
+    return withEtag(body, headers);
+  }
+}
+
+export class PersonaLabelsApi {
+  constructor(private readonly transport: Transport) {}
+
+  /** `{ production: 3, staging: 5 }`; `latest` is implicit and not listed. */
+  async get(id: string, options?: CallOptions): Promise<PersonaLabels> {
+    return (await this.transport.call<PersonaLabels>({ method: 'GET', path: `${personaPath(id)}/labels` }, options)).body;
+  }
+
+  /** Points `label` at `version` (creating or moving it); returns all labels. */
+  async set(id: string, label: string, version: number, options: ConditionalOptions = {}): Promise<PersonaLabels> {
+    const { ifMatch, ...callOptions } = options;
+    const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}`;
+    return (await this.transport.call<PersonaLabels>({ method: 'PUT', path, body: { version }, headers: ifMatchHeader(ifMatch) }, callOptions)).body;
+  }
+
+  async delete(id: string, label: string, options: ConditionalOptions = {}): Promise<void> {
+    const { ifMatch, ...callOptions } = options;
+    const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}`;
+    await this.transport.call<undefined>({ method: 'DELETE', path, headers: ifMatchHeader(ifMatch) }, callOptions);
+  }
+}
