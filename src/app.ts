@@ -130,7 +130,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   installJsonBody(app);
   installMetrics(app, metrics);
   installClientClosed(app, metrics);
-  await installLoadShedding(app, config.maxEventLoopDelayMs);
+  installLoadShedding(app, config.maxEventLoopDelayMs);
   app.addSchema(ErrorBody);
   app.addSchema(PersonaAttributes);
   app.addSchema(Persona);

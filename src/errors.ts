@@ -2,8 +2,10 @@
  * Domain errors and the single table that turns them into HTTP.
  *
  * The domain throws these with a `code`; it never knows about status codes.
- * `httpStatusFor` is the one place a code becomes a status, and the error
- * handler (src/http/error-handler.ts) is the one place a response is written.
+ * `errorStatus` is the one place a code becomes a status (and
+ * `codeForClientStatus` the one place a framework's status becomes a code), and
+ * the error handler (src/http/error-handler.ts) is the one place a response is
+ * written.
  */
 
 export const errorStatus = {
@@ -12,13 +14,18 @@ export const errorStatus = {
   unauthorized: 401,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
+  request_timeout: 408,
   conflict: 409,
   precondition_failed: 412,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
+  range_not_satisfiable: 416,
   idempotency_mismatch: 422,
   rate_limited: 429,
   provider_rate_limited: 429,
+  headers_too_large: 431,
   // nginx's "client closed request": the client left before its answer was ready.
   client_closed_request: 499,
   internal: 500,
@@ -28,6 +35,26 @@ export const errorStatus = {
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
+
+const codeByStatus = new Map<number, ErrorCode>();
+for (const [code, status] of Object.entries(errorStatus) as [ErrorCode, number][]) {
+  if (!codeByStatus.has(status)) codeByStatus.set(status, code);
+}
+
+/**
+ * The code for a 4xx that the framework or a plugin raised (a static file it
+ * refuses, a Range it cannot satisfy): a client's mistake stays a client's
+ * mistake, never a 500. A 403 becomes a 404: nothing in this service is visible
+ * to one caller and forbidden to another (another account's persona is a 404
+ * too), and a 403 from the file server would tell a scanner that the path it
+ * tried exists. A 4xx without a code of its own is a 400. Undefined for any
+ * other status: that is not the client's doing.
+ */
+export function codeForClientStatus(status: number | undefined): ErrorCode | undefined {
+  if (status === undefined || status < 400 || status > 499) return undefined;
+  if (status === 403) return 'not_found';
+  return codeByStatus.get(status) ?? 'invalid_request';
+}
 
 /** Who caused a failure: callers must be able to tell a provider's failure from ours. */
 export type ErrorSource = 'service' | 'provider';

@@ -1,22 +1,23 @@
 /**
- * The one place a failure becomes a response. Domain errors carry a code;
- * framework errors are translated into the same codes; anything else is a bug
- * and leaves as a generic 500 with the details only in the log.
+ * The one place a failure becomes a response. Domain errors carry a code
+ * (the storage layer's "unreachable" included); framework and plugin errors
+ * are translated into the same codes through the errors table; anything else
+ * is a bug and leaves as a generic 500 with the details only in the log.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { DomainError, type ErrorCode, errorStatus, notFound, unavailable } from '../errors.js';
-import { isStorageUnavailable } from '../storage/database.js';
+import { codeForClientStatus, DomainError, errorStatus, notFound } from '../errors.js';
 import { validationMessage } from './validation.js';
 
-const codeByStatus = new Map<number, ErrorCode>();
-for (const [code, status] of Object.entries(errorStatus) as [ErrorCode, number][]) {
-  if (!codeByStatus.has(status)) codeByStatus.set(status, code);
+/** The same answer for a path nothing serves, whether no route matched or a file server refused it. */
+function routeNotFound(request: FastifyRequest): DomainError {
+  const path = request.url.split('?')[0] ?? '';
+  return notFound(`no route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`);
 }
 
-function fromFramework(error: FastifyError, bodyLimit: number): DomainError | undefined {
+function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: number): DomainError | undefined {
   if (error.validation) {
     return new DomainError('invalid_request', validationMessage(error.validation, error.validationContext));
   }
@@ -28,15 +29,14 @@ function fromFramework(error: FastifyError, bodyLimit: number): DomainError | un
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new DomainError('invalid_request', 'Content-Length does not match the request body');
   }
-  const status = error.statusCode;
-  const code = status !== undefined && status >= 400 && status < 500 ? codeByStatus.get(status) : undefined;
+  const code = codeForClientStatus(error.statusCode);
+  if (code === 'not_found') return routeNotFound(request);
   return code ? new DomainError(code, error.message) : undefined;
 }
 
-export function toDomainError(error: unknown, bodyLimit: number): DomainError | undefined {
+function toDomainError(error: unknown, request: FastifyRequest, bodyLimit: number): DomainError | undefined {
   if (error instanceof DomainError) return error;
-  if (isStorageUnavailable(error)) return unavailable('storage is unavailable; retry shortly', 1, error);
-  if (error instanceof Error) return fromFramework(error as FastifyError, bodyLimit);
+  if (error instanceof Error) return fromFramework(error as FastifyError, request, bodyLimit);
   return undefined;
 }
 
@@ -48,7 +48,7 @@ export function sendError(reply: FastifyReply, error: DomainError): FastifyReply
 
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
   app.setErrorHandler((error, request, reply) => {
-    const domain = toDomainError(error, bodyLimit);
+    const domain = toDomainError(error, request, bodyLimit);
     if (!domain) {
       request.log.error({ err: error }, 'unhandled error');
       return sendError(reply, new DomainError('internal', 'internal error; the request id identifies it in our logs'));
@@ -58,8 +58,7 @@ export function installErrorHandling(app: FastifyInstance, bodyLimit: number): v
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0] ?? '';
-    sendError(reply, notFound(`no route for ${request.method} ${path.length > 200 ? `${path.slice(0, 200)}…` : path}`));
+    sendError(reply, routeNotFound(request));
   });
 }
 
@@ -76,8 +75,8 @@ export function frameworkErrorHandler(serviceVersion: string) {
 }
 
 const CLIENT_ERRORS: Record<string, [number, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'request headers are too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'the request was not received in time'],
+  HPE_HEADER_OVERFLOW: [errorStatus.headers_too_large, 'request headers are too large'],
+  ERR_HTTP_REQUEST_TIMEOUT: [errorStatus.request_timeout, 'the request was not received in time'],
 };
 
 /**
@@ -87,7 +86,7 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
 export function clientErrorHandler(serviceVersion: string) {
   return (error: Error & { code?: string }, socket: Socket): void => {
     if (!socket.writable) return;
-    const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [400, 'the request is not valid HTTP'];
+    const [status, message] = CLIENT_ERRORS[error.code ?? ''] ?? [errorStatus.invalid_request, 'the request is not valid HTTP'];
     const body = JSON.stringify({ error: status, message });
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +

@@ -9,6 +9,7 @@ import type SqliteDatabase from 'better-sqlite3';
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, type SqliteDialectConfig, sql } from 'kysely';
 import type { DatabaseConfig } from '../config.js';
 import { migrations } from './migrations/index.js';
+import { recognisingUnavailability, StorageUnavailableError } from './storage-errors.js';
 import type { Database } from './schema.js';
 
 export type Engine = DatabaseConfig['kind'];
@@ -63,8 +64,11 @@ async function postgresDialect(url: string): Promise<PostgresDialect> {
     connectionTimeoutMillis: 5_000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client losing its connection must not crash the process; the next query reports it.
+  // A client losing its connection must not crash the process: idle, the pool reports it here;
+  // checked out (a query running), pg rejects the query and then emits 'error' on the client
+  // itself, with no listener of the pool's attached. The query's rejection is the report.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new PostgresDialect({ pool });
 }
 
@@ -73,13 +77,15 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+    // At start-up the operator needs the driver's own words ("connect ECONNREFUSED 10.0.0.5:5432").
+    const reason = error instanceof StorageUnavailableError ? error.cause : error;
+    throw new Error(`migration ${failed} failed: ${reason instanceof Error ? reason.message : String(reason)}`);
   }
 }
 
 export async function openStorage(config: DatabaseConfig): Promise<Storage> {
   const dialect = config.kind === 'sqlite' ? await sqliteDialect(config.path) : await postgresDialect(config.url);
-  const db = new Kysely<Database>({ dialect });
+  const db = new Kysely<Database>({ dialect: recognisingUnavailability(dialect) });
   try {
     await migrateToLatest(db);
   } catch (error) {
@@ -99,35 +105,4 @@ export async function openStorage(config: DatabaseConfig): Promise<Storage> {
     },
     close: () => db.destroy(),
   };
-}
-
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'SQLITE_BUSY',
-  'SQLITE_LOCKED',
-  'SQLITE_IOERR',
-  'SQLITE_FULL',
-  '57P01', // admin_shutdown
-  '57P02', // crash_shutdown
-  '57P03', // cannot_connect_now
-  '53300', // too_many_connections
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-/** Whether an error means "the database is not reachable right now" rather than a bug. */
-export function isStorageUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-    error.message,
-  );
 }

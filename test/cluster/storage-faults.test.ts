@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectRedis } from '../../src/limits/redis.js';
+import { StorageUnavailableError } from '../../src/storage/storage-errors.js';
 import { createTestDatabase, postgresAvailable, REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -35,6 +36,9 @@ describe.skipIf(!postgresAvailable)('PostgreSQL going away and coming back', () 
   it('answers 503 with Retry-After (never 500) while it is gone, and recovers without a restart', async () => {
     const { id } = await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Survivor' } })).json();
     await proxy.down();
+
+    // The storage layer says so itself, with a typed error; the HTTP layer only maps it.
+    await expect(server.storage.db.selectFrom('personas').selectAll().execute()).rejects.toBeInstanceOf(StorageUnavailableError);
 
     for (const res of [
       await server.request(`/v1/personas/${id}`),

@@ -37,6 +37,8 @@ export async function startTestServer(
     redis?: Redis;
     /** Another instance on the same database, as behind a load balancer. */
     shareDatabaseWith?: TestServer;
+    /** Start-up work between building the app and listening (a slow start, simulated; a test-only route). */
+    beforeListen?: (app: FastifyInstance) => void;
   } = {},
 ): Promise<TestServer> {
   const database = options.shareDatabaseWith
@@ -61,6 +63,7 @@ export async function startTestServer(
   });
   const { app, accounts } = await buildApp({ config, storage, logStream, redis: options.redis });
   await accounts.bootstrap(config.bootstrapApiKey);
+  options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
 
   return {

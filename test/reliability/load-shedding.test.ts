@@ -26,7 +26,7 @@ describe('load shedding', () => {
   afterAll(() => server.close());
 
   it('answers 503 with Retry-After and the error body while the event loop is saturated, then recovers', async () => {
-    // Starting up (compiling, loading) is itself event-loop lag: begin from a calm loop.
+    // Vitest's own work in this process is load too: begin from a calm loop.
     expect(await untilNotShed()).toBe(200);
     // Saturate: 150 ms of CPU at a time with only a breath between, as a flood of work would.
     let saturating = true;
@@ -50,6 +50,23 @@ describe('load shedding', () => {
 
     expect(await untilNotShed()).toBe(200);
     expect((await server.request('/healthz', { key: null })).status).toBe(200);
+  });
+});
+
+describe('a fresh start', () => {
+  it('serves its first requests however long its start-up work took: ready means serving', async () => {
+    // A busy machine: loading and compiling took 1.5 s of solid CPU before the server listened.
+    const server = await startTestServer({ env: { LOAD_SHED_EVENT_LOOP_DELAY_MS: '100' }, beforeListen: () => blockEventLoop(1500) });
+    try {
+      const first = await server.request('/v1/personas');
+      expect(first.status).toBe(200);
+      expect((await server.request('/readyz', { key: null })).status).toBe(200);
+      // The first sample after listening measured only the time since: still serving.
+      await new Promise((r) => setTimeout(r, 600));
+      expect((await server.request('/v1/personas')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -6,6 +6,7 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installErrorHandling } from '../../src/http/error-handler.js';
 import { STUDIO_CSP, studioRoutes } from '../../src/routes/studio.js';
+import { rawRequest } from '../helpers/raw-http.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('Persona Studio over HTTP', () => {
@@ -93,6 +94,26 @@ describe('Persona Studio over HTTP', () => {
     const post = await fetch(`${server.url}/studio/`, { method: 'POST' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
+  });
+
+  it.each([
+    ['/studio//index.html'],
+    ['/studio/a/./b'],
+    ['/studio/../etc/passwd'],
+    ['/studio/%2e%2e/package.json'],
+    ['/studio/./'],
+    ['/studio/%00'],
+    ['/studio/aaa… (300 characters)', `/studio/${'a'.repeat(300)}`],
+    ['/docs/static/../../package.json'],
+    ['/docs/static/%2e%2e/index.html'],
+  ])('answers the scanner path %s with a 404 in the error shape, revealing nothing and logging no error', async (label, path = label) => {
+    const logged = server.logs.length;
+    const response = await rawRequest(server.url, 'GET', path);
+    expect(response.status).toBe(404);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(response.body)).toEqual({ error: 404, message: `no route for GET ${path.length > 200 ? `${path.slice(0, 200)}…` : path}` });
+    const lines = server.logs.slice(logged).map((line) => JSON.parse(line));
+    expect(lines.filter((line) => line.level >= 40)).toEqual([]);
   });
 
   it('says how to build the studio when it has not been built', async () => {

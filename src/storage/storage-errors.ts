@@ -1,0 +1,134 @@
+/**
+ * The storage layer says when the database cannot be reached: every query, connection
+ * and transaction goes through a driver that turns the engines' own "unreachable"
+ * errors into a StorageUnavailableError (a 503 with Retry-After). The HTTP layer never
+ * guesses from error codes, which other libraries (Redis, sockets) share.
+ */
+import type { CompiledQuery, DatabaseConnection, Dialect, Driver, QueryCompiler, QueryResult, TransactionSettings } from 'kysely';
+import { DomainError } from '../errors.js';
+
+/** What better-sqlite3 and pg report when the database is there but cannot answer now. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'SQLITE_BUSY',
+  'SQLITE_LOCKED',
+  'SQLITE_IOERR',
+  'SQLITE_FULL',
+  '57P01', // admin_shutdown
+  '57P02', // crash_shutdown
+  '57P03', // cannot_connect_now
+  '53300', // too_many_connections
+  '08000',
+  '08001',
+  '08003',
+  '08006',
+]);
+const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i;
+
+export class StorageUnavailableError extends DomainError {
+  constructor(cause: Error) {
+    super('unavailable', 'storage is unavailable; retry shortly', { headers: { 'retry-after': '1' }, cause });
+    this.name = 'StorageUnavailableError';
+  }
+}
+
+function recognise(error: unknown): never {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    if ((typeof code === 'string' && UNREACHABLE_CODES.has(code)) || UNREACHABLE_MESSAGES.test(error.message)) {
+      throw new StorageUnavailableError(error);
+    }
+  }
+  throw error;
+}
+
+class RecognisingConnection implements DatabaseConnection {
+  constructor(readonly inner: DatabaseConnection) {}
+
+  executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return this.inner.executeQuery<R>(query).catch(recognise);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    try {
+      yield* this.inner.streamQuery<R>(query, chunkSize);
+    } catch (error) {
+      recognise(error);
+    }
+  }
+}
+
+type CompileQuery = QueryCompiler['compileQuery'];
+
+/**
+ * Transactions and savepoints are run by the engine's driver through the connection's
+ * executeQuery, so handing it the recognising connection covers them too.
+ */
+class RecognisingDriver implements Driver {
+  // Drivers hand out the same connection object for the same underlying connection.
+  private readonly connections = new WeakMap<DatabaseConnection, RecognisingConnection>();
+
+  constructor(private readonly inner: Driver) {}
+
+  init(): Promise<void> {
+    return this.inner.init().catch(recognise);
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const inner = await this.inner.acquireConnection().catch(recognise);
+    let connection = this.connections.get(inner);
+    if (!connection) {
+      connection = new RecognisingConnection(inner);
+      this.connections.set(inner, connection);
+    }
+    return connection;
+  }
+
+  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    return this.inner.beginTransaction(connection, settings);
+  }
+
+  commitTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.commitTransaction(connection);
+  }
+
+  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    return this.inner.rollbackTransaction(connection);
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
+    await this.inner.savepoint?.(connection, name, compile);
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
+    await this.inner.rollbackToSavepoint?.(connection, name, compile);
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
+    await this.inner.releaseSavepoint?.(connection, name, compile);
+  }
+
+  // The engine's driver releases its own connection object, not our wrapper.
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    return this.inner.releaseConnection((connection as RecognisingConnection).inner);
+  }
+
+  destroy(): Promise<void> {
+    return this.inner.destroy();
+  }
+}
+
+/** The dialect with its driver's "unreachable" errors typed as StorageUnavailableError. */
+export function recognisingUnavailability(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createDriver: () => new RecognisingDriver(dialect.createDriver()),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+  };
+}
