@@ -7,7 +7,10 @@
 import { ClientAbortedError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
-import { enforce, hasRules, needsModelRepair, repairInstructions, type RuleViolation } from '../rules/index.js';
+import {
+  enforce, hasRules, needsModelRepair, preservedOriginal, repairInstructions,
+  type PreservedOriginal, type RuleViolation,
+} from '../rules/index.js';
 import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
@@ -47,7 +50,7 @@ export class RefineService {
     const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
     const persona = await traced(loading, this.personas.get(accountId, body.personaId, body));
     if (body.provider === RULES_PROVIDER) {
-      const { text, remaining } = this.enforce(persona, body.content);
+      const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
       return { response: text, providerMs: 0, violations: remaining, personaVersion: persona.version };
     }
     if (body.providerApiKey === undefined) {
@@ -77,11 +80,12 @@ export class RefineService {
     try {
       const answer = await ask(buildUserMessage(body.content));
       if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [], personaVersion: persona.version };
-      let result = this.enforce(persona, answer);
+      const original = originalFor(persona, body.content);
+      let result = this.enforce(persona, answer, original);
       if (needsModelRepair(result.remaining)) {
         const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
         const first = result;
-        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, first, ask)));
+        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, first, original, ask)));
       }
       return { response: result.text, providerMs: performance.now() - started, violations: result.remaining, personaVersion: persona.version };
     } catch (error) {
@@ -96,30 +100,36 @@ export class RefineService {
   }
 
   /** The persona's deterministic rules, as one span with the count of what they could not fix. */
-  private enforce(persona: CompiledPersona, text: string): ReturnType<typeof enforce> {
+  private enforce(persona: CompiledPersona, text: string, original: PreservedOriginal | undefined): ReturnType<typeof enforce> {
     const span = this.tracer.start('rules');
-    const result = enforce(persona.rules, text);
+    const result = enforce(persona.rules, text, original);
     span.set('persona_refine.rules.violations', result.remaining.length).end();
     return result;
   }
 
   /**
    * One repair call, inside the same deadline, for what only the model can fix
-   * (banned phrases, length). It is best effort: if it fails or does worse, the
-   * first answer stands and its violations are reported.
+   * (banned phrases, length, lost items). It is best effort: if it fails or does
+   * worse, the first answer stands and its violations are reported.
    */
   private async repair(
     persona: CompiledPersona,
     first: ReturnType<typeof enforce>,
+    original: PreservedOriginal | undefined,
     ask: (user: string) => Promise<string>,
   ): Promise<ReturnType<typeof enforce>> {
-    const instructions = repairInstructions(first.remaining, first.text);
+    const instructions = repairInstructions(first.remaining, first.text, original);
     try {
-      const second = this.enforce(persona, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`));
+      const second = this.enforce(persona, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`), original);
       return second.remaining.length <= first.remaining.length ? second : first;
     } catch (error) {
       if (error instanceof ClientAbortedError) throw error;
       return first;
     }
   }
+}
+
+/** The content's items, found once per refine and compared with each answer. */
+function originalFor(persona: CompiledPersona, content: string): PreservedOriginal | undefined {
+  return persona.rules.preserve ? preservedOriginal(content) : undefined;
 }

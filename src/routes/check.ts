@@ -10,8 +10,10 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
       tags: ['refine'],
       summary: "Check text against a persona's rules without calling a provider",
       description:
-        "Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets, " +
-        'and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing. ' +
+        "Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, " +
+        'and any well-known attribute the rules and the prompt ignore because of its shape. ' +
+        'With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` ' +
+        'that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. ' +
         '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,

@@ -25,7 +25,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       description:
         'Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. ' +
         'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` ' +
-        '(e.g. `avoid=1,maxWords=1`) when the persona\'s rules are still broken after the fixes and one repair call. ' +
+        '(e.g. `avoid=1,maxWords=1,preserve=2`) when the persona\'s rules are still broken after the fixes and one repair call; ' +
+        '`preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. ' +
         'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. ' +
         '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],

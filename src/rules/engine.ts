@@ -20,6 +20,8 @@ import { casingViolations, fixCasing } from './casing.js';
 import { avoidViolations } from './avoid.js';
 import { emojiViolations, fixEmoji } from './emoji.js';
 import { lengthViolations } from './length.js';
+import { preserveViolations, type PreservedOriginal } from './preserve.js';
+import { hasTextRules } from './rules-from-attributes.js';
 
 /**
  * One fix can expose another: removing an emoji can join two words into a vocabulary
@@ -45,7 +47,17 @@ function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
   return spans;
 }
 
-export function checkText(rules: PersonaRules, text: string): RuleViolation[] {
+/**
+ * Violations of the text's own rules in text order, then (given the original it was
+ * rewritten from) the items of the original it lost, in the original's order.
+ */
+export function checkText(rules: PersonaRules, text: string, original?: PreservedOriginal): RuleViolation[] {
+  const violations = hasTextRules(rules) ? textViolations(rules, text) : [];
+  if (rules.preserve && original !== undefined) violations.push(...preserveViolations(original, text));
+  return violations;
+}
+
+function textViolations(rules: PersonaRules, text: string): RuleViolation[] {
   const spans = protectedSpans(rules, text);
   const isProtected = overlapTest(spans);
   const violations = [
@@ -84,10 +96,12 @@ export function applyFixes(rules: PersonaRules, text: string): { text: string; f
   return { text: signOff.text, fixed };
 }
 
+/** `original`: what `text` was rewritten from, for the `preserve` rule. */
 export function enforce(
   rules: PersonaRules,
   text: string,
+  original?: PreservedOriginal,
 ): { text: string; fixed: Record<string, number>; remaining: RuleViolation[] } {
   const { text: fixedText, fixed } = applyFixes(rules, text);
-  return { text: fixedText, fixed, remaining: checkText(rules, fixedText) };
+  return { text: fixedText, fixed, remaining: checkText(rules, fixedText, original) };
 }

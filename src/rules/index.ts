@@ -9,6 +9,10 @@
  * vocabulary, casing, emoji and signOff are fixed in place; avoid, maxWords and
  * maxSentences are flagged for the model to repair. `enforce` turns rules off.
  *
+ * `preserve` needs no attribute: every persona's answers must keep the numbers, URLs,
+ * e-mail addresses, code and template placeholders of the content (preserved-items.ts),
+ * flagged for the model to repair, unless `"enforce": { "preserve": false }`.
+ *
  * Matching decisions, shared by every word rule (see word-match.ts):
  * - whole words in any script, case-insensitive; no stemming ("customer" ≠ "customers");
  * - the words of a phrase may be separated by any blanks and one line break;
@@ -24,3 +28,5 @@ export { RULE_IDS } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
 export { checkText, applyFixes, enforce } from './engine.js';
 export { needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
+export { preservedOriginal, type PreservedOriginal } from './preserve.js';
+export { findPreservedItems, type PreservedItem, type PreservedKind } from './preserved-items.js';

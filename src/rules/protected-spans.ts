@@ -1,14 +1,19 @@
 /**
  * Regions of a text that rules must neither change nor flag: code, URLs, e-mail
- * addresses and markdown link targets. Rewriting "customers" inside
- * `https://acme.com/customers` or inside a code sample would break it.
+ * addresses, markdown link targets and template placeholders. Rewriting "customers"
+ * inside `https://acme.com/customers`, a code sample or `{{customers}}` would break it.
  *
  * Detection is deliberately generous: wrongly protecting a few words only means a
  * missed fix, while wrongly editing a URL or code breaks the answer.
+ *
+ * The `preserve` rule (preserved-items.ts) builds on the same detectors: what the
+ * fixes must not touch is also what the model must not lose.
  */
 import type { Span } from './spans.js';
+import { PLACEHOLDER } from './placeholders.js';
+import { UNSPACED } from './word-match.js';
 
-export type ProtectedKind = 'code-block' | 'code' | 'link-target' | 'url' | 'email' | 'sign-off';
+export type ProtectedKind = 'code-block' | 'code' | 'link-target' | 'url' | 'email' | 'placeholder' | 'sign-off';
 
 export interface ProtectedSpan extends Span {
   readonly kind: ProtectedKind;
@@ -16,8 +21,18 @@ export interface ProtectedSpan extends Span {
 
 const FENCE_OPEN = /^[ \t>]*(`{3,}|~{3,})/;
 
+/**
+ * Scripts written without spaces (Chinese, Japanese, Thai…) run straight into a URL
+ * ("詳細はhttps://acme.jp/helpをご覧ください"), so their letters and the CJK and
+ * full-width punctuation end an address instead of being swallowed by it.
+ */
+const SPACED = `(?!${UNSPACED})`;
+const CJK_PUNCTUATION = String.raw`\u3000-\u303F\uFF01-\uFF65`;
+/** A letter or digit of an address. */
+const ADDRESS_LETTER = String.raw`(?:${SPACED}[\p{L}\p{N}])`;
+
 /** Everything a URL, e-mail or host can be made of; it stops at whitespace, quotes and angle brackets. */
-const URL_CHARS = "[^\\s<>\"'`]";
+const URL_CHARS = `(?:${SPACED}[^\\s<>"'\`${CJK_PUNCTUATION}])`;
 
 /**
  * Scheme URLs and www. addresses. The scheme is bounded in length so a long run of
@@ -26,11 +41,13 @@ const URL_CHARS = "[^\\s<>\"'`]";
  */
 const URL = new RegExp(
   String.raw`(?:[a-z][a-z0-9+-]{0,31}:\/\/|mailto:)${URL_CHARS}+` +
-    String.raw`|(?<![\p{L}\p{N}@./-])www\.${URL_CHARS}+`,
+    String.raw`|(?<!${ADDRESS_LETTER})(?<![@./-])www\.${URL_CHARS}+`,
   'giu',
 );
 
-const EMAIL = /(?<![\p{L}\p{N}._%+-])[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+/gu;
+const EMAIL_CHAR = String.raw`(?:${SPACED}[\p{L}\p{N}._%+-])`;
+const DOMAIN_CHAR = String.raw`(?:${SPACED}[\p{L}\p{N}-])`;
+const EMAIL = new RegExp(String.raw`(?<!${EMAIL_CHAR})${EMAIL_CHAR}+@${DOMAIN_CHAR}+(?:\.${DOMAIN_CHAR}+)+`, 'gu');
 
 /**
  * Bare host names ("customers.acme.com", "acme.io/pricing"). Without a path, only
@@ -41,8 +58,8 @@ const COMMON_TLDS =
   'com|org|net|edu|gov|int|io|co|ai|app|dev|cloud|info|biz|me|tv|us|uk|eu|de|fr|es|it|nl|be|ch|at|' +
   'se|dk|fi|pl|cz|pt|ie|ca|au|nz|jp|cn|in|br|ru|gg|ly|sh|xyz|tech|online|site|page';
 const HOST = new RegExp(
-  String.raw`(?<![\p{L}\p{N}_@./-])(?:[\p{L}\p{N}][\p{L}\p{N}-]*\.)+` +
-    String.raw`(?:(?:${COMMON_TLDS})(?![\p{L}\p{N}_-])(?:[/?#:]${URL_CHARS}*)?|[a-z]{2,24}\/${URL_CHARS}*)`,
+  String.raw`(?<!${ADDRESS_LETTER})(?<![_@./-])(?:${ADDRESS_LETTER}${DOMAIN_CHAR}*\.)+` +
+    String.raw`(?:(?:${COMMON_TLDS})(?!${ADDRESS_LETTER}|[_-])(?:[/?#:]${URL_CHARS}*)?|[a-z]{2,24}\/${URL_CHARS}*)`,
   'giu',
 );
 
@@ -56,12 +73,10 @@ const LINK_DEFINITION = /^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+/gm;
 const CODE_SPAN = /(?<!`)(`+)(?!`)(?:(?!\n[ \t]*\r?\n)[\s\S])*?(?<!`)\1(?!`)/g;
 
 export function findProtectedSpans(text: string): ProtectedSpan[] {
-  const spans: ProtectedSpan[] = findFencedBlocks(text);
+  const spans = findCode(text);
   // Later detectors run on a copy with code blanked out, so that a URL-looking
   // string inside a code block cannot start a span that leaks out of it.
-  let masked = mask(text, spans);
-  spans.push(...collect(masked, CODE_SPAN, 'code'));
-  masked = mask(masked, spans);
+  const masked = mask(text, spans);
   for (const match of masked.matchAll(LINK_TARGET)) {
     spans.push({ kind: 'link-target', start: match.index + 1, end: match.index + match[0].length });
   }
@@ -69,10 +84,61 @@ export function findProtectedSpans(text: string): ProtectedSpan[] {
     const label = match[0].indexOf(']:') + 2;
     spans.push({ kind: 'link-target', start: match.index + label, end: match.index + match[0].length });
   }
-  spans.push(...collect(masked, URL, 'url', trimUrlEnd));
-  spans.push(...collect(masked, EMAIL, 'email', trimUrlEnd));
-  spans.push(...collect(masked, HOST, 'url', trimUrlEnd));
+  const placeholders = collect(masked, PLACEHOLDER, 'placeholder');
+  spans.push(...placeholders, ...findAddresses(mask(masked, placeholders, 'x')));
   return spans.sort((a, b) => a.start - b.start || b.end - a.end);
+}
+
+/** Fenced code blocks, then inline code spans outside them. */
+export function findCode(text: string): ProtectedSpan[] {
+  const spans = findFencedBlocks(text);
+  spans.push(...collect(mask(text, spans), CODE_SPAN, 'code'));
+  return spans;
+}
+
+/**
+ * URLs, bare host names and e-mail addresses, possibly overlapping (`www.` addresses
+ * match as URL and as host, `mailto:` links hold an address). `text` should have its
+ * code blanked out; template placeholders filled with non-blank characters, so that
+ * `https://acme.com/orders/{{ id }}` is one address.
+ */
+export function findAddresses(text: string): ProtectedSpan[] {
+  // Each pattern is tried at every word of the text, which costs more than the
+  // substring searches that show most prose has no address of that kind at all.
+  const spans: ProtectedSpan[] = [];
+  if (URL_HINT.test(text)) spans.push(...collect(text, URL, 'url', trimUrlEnd));
+  if (text.includes('@')) spans.push(...collect(text, EMAIL, 'email', trimUrlEnd));
+  if (hasDotInsideWord(text)) spans.push(...collect(text, HOST, 'url', trimUrlEnd));
+  return spans;
+}
+
+const URL_HINT = /:\/\/|mailto:|www\./i;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+
+/** "acme.com" has one; "The end. Next" has none. Every host name needs one. */
+function hasDotInsideWord(text: string): boolean {
+  for (let dot = text.indexOf('.', 1); dot !== -1; dot = text.indexOf('.', dot + 1)) {
+    if (WORD_CHAR.test(text[dot - 1]!) && WORD_CHAR.test(text[dot + 1] ?? '')) return true;
+  }
+  return false;
+}
+
+/**
+ * What a fenced block holds: the lines between its fences, without the indentation or
+ * quote markers of the opening fence, trailing blanks or CR line ends. Two blocks with
+ * the same body hold the same code, whatever their fence or info string.
+ */
+export function codeBlockBody(block: string): string {
+  const lines = block.replace(/\r\n?/g, '\n').split('\n');
+  const opening = FENCE_OPEN.exec(lines[0] ?? '');
+  const prefix = opening ? opening[0].slice(0, opening[0].length - (opening[1]?.length ?? 0)) : '';
+  const last = lines.at(-1) ?? '';
+  const closing = lines.length > 1 ? FENCE_OPEN.exec(last) : null;
+  const closed = closing?.[1] !== undefined && opening?.[1] !== undefined && isClosingFence(last, closing[1], opening[1]);
+  return lines
+    .slice(1, closed ? -1 : undefined)
+    .map((line) => (line.startsWith(prefix) ? line.slice(prefix.length) : line).trimEnd())
+    .join('\n');
 }
 
 /** Fenced code blocks, from the opening fence line to the closing one (or the end of the text, as in CommonMark). */
@@ -106,7 +172,7 @@ function isClosingFence(line: string, fence: string, opening: string): boolean {
   );
 }
 
-function collect(
+export function collect(
   text: string,
   pattern: RegExp,
   kind: ProtectedKind,
@@ -137,15 +203,15 @@ function count(text: string, char: string): number {
   return text.split(char).length - 1;
 }
 
-/** Blanks the spans with spaces (keeping newlines and length), so offsets stay valid. */
-function mask(text: string, spans: readonly Span[]): string {
+/** Blanks the spans with `filler` (keeping newlines and length), so offsets stay valid. */
+export function mask(text: string, spans: readonly Span[], filler = ' '): string {
   const sorted = [...spans].sort((a, b) => a.start - b.start);
   let out = '';
   let cursor = 0;
   for (const span of sorted) {
     const start = Math.max(span.start, cursor);
     if (span.end <= start) continue;
-    out += text.slice(cursor, start) + text.slice(start, span.end).replace(/[^\n]/g, ' ');
+    out += text.slice(cursor, start) + text.slice(start, span.end).replace(/[^\n]/g, filler);
     cursor = span.end;
   }
   return out + text.slice(cursor);

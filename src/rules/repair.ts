@@ -5,9 +5,13 @@
 import { RULE_IDS, type RuleId, type RuleViolation } from './types.js';
 import { quote } from './spans.js';
 import { collapseWhitespace } from './word-match.js';
+import { preserveRepairLine, type PreservedOriginal } from './preserve.js';
 
-/** Rules no mechanical fix can satisfy: removing a banned word or shortening needs rewriting. */
-const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences']);
+/**
+ * Rules no mechanical fix can satisfy: removing a banned word or shortening needs
+ * rewriting, and only the model knows where a lost number or placeholder belongs.
+ */
+const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences', 'preserve']);
 
 export function needsModelRepair(violations: readonly RuleViolation[]): boolean {
   return violations.some((violation) => MODEL_REPAIRED.has(violation.rule));
@@ -24,9 +28,10 @@ export function summarizeViolations(violations: readonly RuleViolation[]): strin
 
 /**
  * A short instruction for the model, one line per problem. Banned phrases are quoted as
- * they appear in `text` (the text the violations were found in), each once.
+ * they appear in `text` (the text the violations were found in), each once; lost items
+ * as they appear in `original`, with the words around them there.
  */
-export function repairInstructions(violations: readonly RuleViolation[], text: string): string {
+export function repairInstructions(violations: readonly RuleViolation[], text: string, original?: PreservedOriginal): string {
   if (violations.length === 0) return '';
   const lines: string[] = [];
 
@@ -40,11 +45,14 @@ export function repairInstructions(violations: readonly RuleViolation[], text: s
     lines.push(`- Remove these banned phrases by rephrasing: ${[...banned.values()].map(quote).join(', ')}.`);
   }
 
+  const lost = original === undefined ? null : preserveRepairLine(violations, original);
+  if (lost !== null) lines.push(lost);
+
   const seen = new Set<string>();
   for (const rule of RULE_IDS) {
     for (const violation of violations) {
       if (violation.rule !== rule || seen.has(violation.message)) continue;
-      if (rule === 'avoid' && banned.size > 0) continue;
+      if ((rule === 'avoid' && banned.size > 0) || (rule === 'preserve' && lost !== null)) continue;
       seen.add(violation.message);
       const action = rule === 'maxWords' || rule === 'maxSentences' ? ': shorten it' : '';
       lines.push(`- The text ${violation.message}${action}.`);

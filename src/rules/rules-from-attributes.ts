@@ -30,10 +30,17 @@ export function rulesFromValues(values: AttributeValues): PersonaRules {
     signOff: enforced('signOff') ?? null,
     maxWords: enforced('maxWords') ?? null,
     maxSentences: enforced('maxSentences') ?? null,
+    // Needs no attribute: every persona's answers keep the facts of what they rewrite.
+    preserve: !off?.has('preserve'),
   };
 }
 
 export function hasRules(rules: PersonaRules): boolean {
+  return hasTextRules(rules) || rules.preserve;
+}
+
+/** Rules that look at the text alone, without the original. */
+export function hasTextRules(rules: PersonaRules): boolean {
   return (
     rules.vocabulary.length > 0 ||
     rules.casing.length > 0 ||

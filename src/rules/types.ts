@@ -7,6 +7,7 @@ export const RULE_IDS = [
   'signOff',
   'maxWords',
   'maxSentences',
+  'preserve',
 ] as const;
 
 export type RuleId = (typeof RULE_IDS)[number];
@@ -17,7 +18,8 @@ export interface RuleViolation {
   /**
    * Offsets in UTF-16 code units into the checked text: `text.slice(start, end)` is the
    * offending span. Whole-text rules (maxWords, maxSentences) span the whole text; a
-   * missing sign-off is the empty span at the end.
+   * missing sign-off is the empty span at the end. `preserve` points into the original
+   * instead: the item the text lost.
    */
   start: number;
   end: number;
@@ -39,4 +41,6 @@ export interface PersonaRules {
   readonly signOff: string | null;
   readonly maxWords: number | null;
   readonly maxSentences: number | null;
+  /** Numbers, links, code and placeholders of the original must survive (on unless opted out). */
+  readonly preserve: boolean;
 }

@@ -19,7 +19,8 @@ export interface PhraseMatch extends Span {
 }
 
 const WORD = String.raw`[\p{L}\p{N}\p{M}]`;
-const UNSPACED = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]`;
+/** Scripts written without spaces between words: a letter of one is no word edge. */
+export const UNSPACED = String.raw`[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]`;
 
 /**
  * Word edges, written once around the whole alternation rather than once per phrase:

@@ -41,6 +41,13 @@ export const CheckBody = Type.Object(
     personaId: Type.String({ minLength: 1, maxLength: 200 }),
     ...PersonaPinFields,
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to check' }),
+    original: Type.Optional(
+      Type.String({
+        maxLength: CONTENT_MAX_LENGTH,
+        description:
+          'The text `content` was rewritten from (by this service or anything else): its numbers, URLs, e-mail addresses, code and template placeholders must all be in `content`',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -54,7 +61,9 @@ export const CheckResponse = Type.Object(
         {
           rule: Type.String({ description: `The rule id: ${RULE_IDS.join(', ')}` }),
           message: Type.String(),
-          start: Type.Integer({ description: 'Offset of the offending span (UTF-16 code units)' }),
+          start: Type.Integer({
+            description: 'Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original`',
+          }),
           end: Type.Integer({ description: 'End offset, exclusive' }),
         },
         { additionalProperties: false },

@@ -45,6 +45,7 @@ describe('rulesFromAttributes', () => {
       signOff: 'Best,\nThe Acme Team',
       maxWords: 60,
       maxSentences: 5,
+      preserve: true,
     });
   });
 
@@ -67,16 +68,22 @@ describe('rulesFromAttributes', () => {
       signOff: null,
       maxWords: null,
       maxSentences: null,
+      preserve: true,
     });
-    for (const attributes of [null, undefined, [], 'x', 3, { vocabulary: { a: 1, b: null } }, { maxWords: 2.5 }]) {
+    for (const attributes of [null, undefined, [], 'x', 3]) {
       const rules = rulesFromAttributes(attributes as unknown as Record<string, unknown>);
+      expect(hasRules(rules)).toBe(false);
+    }
+    for (const attributes of [{ vocabulary: { a: 1, b: null } }, { maxWords: 2.5 }]) {
+      const rules = rulesFromAttributes({ ...attributes, enforce: { preserve: false } });
       expect(hasRules(rules)).toBe(false);
     }
   });
 
-  it('has no rules for a persona that only describes tone', () => {
-    expect(hasRules(rulesFromAttributes({ tone: ['warm'], audience: 'developers' }))).toBe(false);
-    expect(hasRules(rulesFromAttributes({ maxWords: 100 }))).toBe(true);
+  it('has only the preserve rule for a persona that only describes tone, and none once it is turned off', () => {
+    expect(rulesFromAttributes({ tone: ['warm'], audience: 'developers' })).toMatchObject({ preserve: true, avoid: [], maxWords: null });
+    expect(hasRules(rulesFromAttributes({ tone: ['warm'], enforce: { preserve: false } }))).toBe(false);
+    expect(hasRules(rulesFromAttributes({ maxWords: 100, enforce: { preserve: false } }))).toBe(true);
   });
 
   it('disables every rule with a top-level enforce: false', () => {

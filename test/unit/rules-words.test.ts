@@ -150,6 +150,16 @@ describe('protected regions', () => {
     expect(checkText(rules, input).map((v) => v.rule)).toEqual(['vocabulary']);
   });
 
+  it('ends an address where text of a script without spaces resumes', () => {
+    const input = '詳細はhttps://acme.jp/help。customers も acme.jp/faq、github も。';
+    expect(applyFixes(rules, input).text).toBe('詳細はhttps://acme.jp/help。members も acme.jp/faq、GitHub も。');
+  });
+
+  it('leaves template placeholders untouched', () => {
+    const input = 'Customers of {{customers}}, {github} and ${customers.count}: [[customers]] %(customers)s';
+    expect(applyFixes(rules, input).text).toBe('Members of {{customers}}, {github} and ${customers.count}: [[customers]] %(customers)s');
+  });
+
   it('leaves inline code and fenced code blocks untouched', () => {
     const input = [
       'Run `customers --sync github` for customers.',

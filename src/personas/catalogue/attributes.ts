@@ -188,7 +188,9 @@ export const ATTRIBUTE_CATALOGUE = {
   enforce: attribute({
     shape: ruleSwitches,
     description:
-      'Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. Never shown to the model.',
+      'Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. ' +
+      'This is also the switch of `preserve`, the rule every persona has without any attribute: the numbers, URLs, e-mail addresses, code and template placeholders ' +
+      'of the content must all be in the answer (one repair call, then reported); `{ "preserve": false }` turns it off. Never shown to the model.',
     example: { avoid: false },
     prompt: 'control',
   }),

@@ -1,0 +1,109 @@
+/**
+ * The `preserve` rule: every item of the original (preserved-items.ts) must appear in
+ * the text at least as many times as in the original. Only the model can put a lost
+ * item back where it belongs, so this is flagged and repaired, never fixed.
+ *
+ * Violations point into the original (the item that went missing), not into the text.
+ * When an item occurs several times and some are lost, the last ones are reported:
+ * which of the equal occurrences the model dropped is unknowable.
+ */
+import type { RuleViolation } from './types.js';
+import { countPreservedItems, findPreservedItems, type PreservedItem } from './preserved-items.js';
+import { quote } from './spans.js';
+import { collapseWhitespace } from './word-match.js';
+
+/** An original text with its items, found once and compared with every answer. */
+export interface PreservedOriginal {
+  readonly text: string;
+  readonly items: readonly PreservedItem[];
+}
+
+export function preservedOriginal(text: string): PreservedOriginal {
+  return { text, items: findPreservedItems(text) };
+}
+
+export function preserveViolations(original: PreservedOriginal, text: string): RuleViolation[] {
+  if (original.items.length === 0) return [];
+  const kept = countPreservedItems(text);
+  const byKey = new Map<string, PreservedItem[]>();
+  for (const item of original.items) {
+    const same = byKey.get(item.key);
+    if (same) same.push(item);
+    else byKey.set(item.key, [item]);
+  }
+  const violations: RuleViolation[] = [];
+  for (const [key, occurrences] of byKey) {
+    const missing = occurrences.length - (kept.get(key) ?? 0);
+    if (missing <= 0) continue;
+    const times = occurrences.length > 1 ? ` (${occurrences.length} times in the original, ${occurrences.length - missing} here)` : '';
+    const message = `is missing ${describe(occurrences[0]!, original.text)} of the original${times}`;
+    for (const item of occurrences.slice(-missing)) violations.push({ rule: 'preserve', message, start: item.start, end: item.end });
+  }
+  return violations.sort((a, b) => a.start - b.start);
+}
+
+/**
+ * The repair instruction for lost items: each named once, as written in the original,
+ * with the words around it there, so the model can put it back where it belongs.
+ */
+export function preserveRepairLine(violations: readonly RuleViolation[], original: PreservedOriginal): string | null {
+  const lost = new Set(violations.filter((violation) => violation.rule === 'preserve').map((violation) => violation.start));
+  const named = new Map<string, { item: PreservedItem; count: number }>();
+  for (const item of original.items) {
+    if (!lost.has(item.start)) continue;
+    const seen = named.get(item.key);
+    if (seen) seen.count++;
+    else named.set(item.key, { item, count: 1 });
+  }
+  if (named.size === 0) return null;
+  const names = [...named.values()].map(({ item, count }) => {
+    const times = count > 1 ? ` ${count} times` : '';
+    const around = item.kind === 'code-block' ? '' : ` (in ${quote(excerpt(original.text, item))})`;
+    return `${describe(item, original.text)}${times}${around}`;
+  });
+  return `- Put back what the text lost from the original, exactly as written there: ${names.join('; ')}.`;
+}
+
+const NOUNS: Record<PreservedItem['kind'], string> = {
+  number: 'the number',
+  url: 'the link',
+  email: 'the e-mail address',
+  code: 'the code',
+  'code-block': 'the code block',
+  placeholder: 'the placeholder',
+};
+
+function describe(item: PreservedItem, original: string): string {
+  return `${NOUNS[item.kind]} ${label(original.slice(item.start, item.end))}`;
+}
+
+const LABEL_MAX = 80;
+
+/** The item as written, quoted; a long one (a code block) cut after two lines or 80 characters. */
+function label(written: string): string {
+  const head = written.split('\n', 2).join('\n');
+  const cut = head.length > LABEL_MAX ? head.slice(0, LABEL_MAX) : head;
+  return quote(cut.length < written.length ? `${cut}…` : written);
+}
+
+const CONTEXT = 30;
+
+/** Up to ~30 characters each side of the item, cut at blanks, on one line. */
+function excerpt(text: string, item: { start: number; end: number }): string {
+  let from = Math.max(0, item.start - CONTEXT);
+  let to = Math.min(text.length, item.end + CONTEXT);
+  if (from > 0) from = nextBlank(text, from, item.start);
+  if (to < text.length) to = previousBlank(text, to, item.end);
+  return `${from > 0 ? '…' : ''}${collapseWhitespace(text.slice(from, to))}${to < text.length ? '…' : ''}`;
+}
+
+function nextBlank(text: string, from: number, limit: number): number {
+  const blank = text.slice(from, limit).search(/\s/);
+  return blank === -1 ? from : from + blank + 1;
+}
+
+function previousBlank(text: string, to: number, limit: number): number {
+  const slice = text.slice(limit, to);
+  const blank = Math.max(slice.lastIndexOf(' '), slice.lastIndexOf('\n'));
+  return blank === -1 ? to : limit + blank;
+}
