@@ -95,6 +95,17 @@ describe('client.personas and client.check against a real server', () => {
     await expect(client.check({ personaId: 'nope', content: 'x' })).rejects.toMatchObject({ status: 404, source: 'service' });
   });
 
+  it('check with original reports what a rewrite lost, as typed violations with offsets into original', async () => {
+    const persona = await client.personas.create({ name: 'Keeps facts', attributes: { avoid: ['synergy'] } });
+    const original = 'Hi {{first_name}}, order 48213 ships on {{ship_date}}.';
+    const verdict = await client.check({ personaId: persona.id, content: 'Hey {{first_name}}, pure synergy: it ships soon.', original });
+    expect(verdict.passed).toBe(false);
+    const lost: { rule: string; start: number; end: number }[] = verdict.violations.filter((v) => v.rule === 'preserve');
+    expect(lost.map((v) => original.slice(v.start, v.end))).toEqual(['48213', '{{ship_date}}']);
+    expect(verdict.violations.map((v) => v.rule)).toEqual(['avoid', 'preserve', 'preserve']);
+    expect(await client.check({ personaId: persona.id, content: 'Order 48213: {{first_name}}, {{ship_date}}.', original })).toEqual({ passed: true, violations: [] });
+  });
+
   it.each(['', '/', '/v1', '/v1/'])('accepts baseUrl with the suffix "%s"', async (suffix) => {
     const other = new PersonaRefine({ apiKey: server.key, baseUrl: server.url + suffix });
     expect(Array.isArray(await other.personas.list())).toBe(true);

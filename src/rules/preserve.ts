@@ -56,13 +56,18 @@ export function preserveRepairLine(violations: readonly RuleViolation[], origina
     else named.set(item.key, { item, count: 1 });
   }
   if (named.size === 0) return null;
-  const names = [...named.values()].map(({ item, count }) => {
+  const listed = [...named.values()].slice(0, MAX_NAMED);
+  const more = named.size > MAX_NAMED ? `; and ${named.size - MAX_NAMED} more` : '';
+  const names = listed.map(({ item, count }) => {
     const times = count > 1 ? ` ${count} times` : '';
     const around = item.kind === 'code-block' ? '' : ` (in ${quote(excerpt(original.text, item))})`;
     return `${describe(item, original.text)}${times}${around}`;
   });
-  return `- Put back what the text lost from the original, exactly as written there: ${names.join('; ')}.`;
+  return `- Put back what the text lost from the original, exactly as written there: ${names.join('; ')}${more}.`;
 }
+
+/** A text that lost hundreds of items gets a repair call of bounded size all the same. */
+const MAX_NAMED = 30;
 
 const NOUNS: Record<PreservedItem['kind'], string> = {
   number: 'the number',
@@ -88,22 +93,21 @@ function label(written: string): string {
 
 const CONTEXT = 30;
 
-/** Up to ~30 characters each side of the item, cut at blanks, on one line. */
+/** Up to ~30 characters each side of the item within its paragraph, cut at blanks, on one line. */
 function excerpt(text: string, item: { start: number; end: number }): string {
-  let from = Math.max(0, item.start - CONTEXT);
-  let to = Math.min(text.length, item.end + CONTEXT);
-  if (from > 0) from = nextBlank(text, from, item.start);
-  if (to < text.length) to = previousBlank(text, to, item.end);
-  return `${from > 0 ? '…' : ''}${collapseWhitespace(text.slice(from, to))}${to < text.length ? '…' : ''}`;
-}
-
-function nextBlank(text: string, from: number, limit: number): number {
-  const blank = text.slice(from, limit).search(/\s/);
-  return blank === -1 ? from : from + blank + 1;
-}
-
-function previousBlank(text: string, to: number, limit: number): number {
-  const slice = text.slice(limit, to);
-  const blank = Math.max(slice.lastIndexOf(' '), slice.lastIndexOf('\n'));
-  return blank === -1 ? to : limit + blank;
+  const windowStart = Math.max(0, item.start - CONTEXT);
+  const windowEnd = Math.min(text.length, item.end + CONTEXT);
+  const before = text.slice(windowStart, item.start);
+  const after = text.slice(item.end, windowEnd);
+  const breakBefore = before.lastIndexOf('\n\n');
+  const breakAfter = after.indexOf('\n\n');
+  let head = breakBefore === -1 ? before : before.slice(breakBefore + 2);
+  let tail = breakAfter === -1 ? after : after.slice(0, breakAfter);
+  const cutHead = breakBefore === -1 && windowStart > 0;
+  const cutTail = breakAfter === -1 && windowEnd < text.length;
+  if (cutHead) head = head.slice(head.search(/\s/) + 1);
+  const lastBlank = cutTail ? tail.search(/\s\S*$/) : -1;
+  if (lastBlank > 0) tail = tail.slice(0, lastBlank);
+  const written = text.slice(item.start, item.end);
+  return `${cutHead ? '…' : ''}${collapseWhitespace(head + written + tail)}${cutTail ? '…' : ''}`;
 }

@@ -231,6 +231,17 @@ describe('the rule in the engine', () => {
     );
   });
 
+  it('quotes the words around an item within its paragraph, and names at most 30 items', () => {
+    const paragraphs = preservedOriginal('Intro line.\n\nCall 555-0100 today\n\nOutro.');
+    expect(repairInstructions(checkText(rules, 'Call us.', paragraphs), 'Call us.', paragraphs)).toContain(
+      'the number "555" (in "Call 555-0100 today"); the number "0100" (in "Call 555-0100 today").',
+    );
+    const many = preservedOriginal(Array.from({ length: 40 }, (_, index) => `item ${index + 100}`).join(', '));
+    const line = repairInstructions(checkText(rules, 'Nothing.', many), 'Nothing.', many).split('\n')[1]!;
+    expect(line.match(/the number/g)).toHaveLength(30);
+    expect(line).toMatch(/; and 10 more\.$/);
+  });
+
   it('a long code block is named by its first lines', () => {
     const block = ['```python', `print(${'"x", '.repeat(40)})`, 'done()', '```'].join('\n');
     const remaining = checkText(rules, 'No code.', preservedOriginal(`Try:\n${block}`));

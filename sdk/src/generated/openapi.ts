@@ -1400,7 +1400,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1`) when the persona's rules are still broken after the fixes and one repair call. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.
          */
         post: {
             parameters: {
@@ -1571,7 +1571,7 @@ export interface paths {
         put?: never;
         /**
          * Check text against a persona's rules without calling a provider
-         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets, and any well-known attribute the rules and the prompt ignore because of its shape. Changes nothing. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.
+         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, and any well-known attribute the rules and the prompt ignore because of its shape. With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.
          */
         post: {
             parameters: {
@@ -1590,6 +1590,8 @@ export interface paths {
                         personaLabel?: string;
                         /** @description The text to check */
                         content: string;
+                        /** @description The text `content` was rewritten from (by this service or anything else): its numbers, URLs, e-mail addresses, code and template placeholders must all be in `content` */
+                        original?: string;
                     };
                 };
             };
@@ -1604,10 +1606,10 @@ export interface paths {
                             /** @description True when the text breaks none of the persona's rules */
                             passed: boolean;
                             violations: {
-                                /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences */
+                                /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences, preserve */
                                 rule: string;
                                 message: string;
-                                /** @description Offset of the offending span (UTF-16 code units) */
+                                /** @description Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original` */
                                 start: number;
                                 /** @description End offset, exclusive */
                                 end: number;
@@ -1975,7 +1977,7 @@ export interface components {
              */
             instructions?: string | null;
             /**
-             * @description Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. Never shown to the model.
+             * @description Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. This is also the switch of `preserve`, the rule every persona has without any attribute: the numbers, URLs, e-mail addresses, code and template placeholders of the content must all be in the answer (one repair call, then reported); `{ "preserve": false }` turns it off. Never shown to the model.
              * @example {
              *       "avoid": false
              *     }
@@ -1988,6 +1990,7 @@ export interface components {
                 signOff?: boolean;
                 maxWords?: boolean;
                 maxSentences?: boolean;
+                preserve?: boolean;
             } | null;
         } & {
             [key: string]: unknown;
