@@ -103,7 +103,7 @@ describe('client.personas and client.check against a real server', () => {
     const lost: { rule: string; start: number; end: number }[] = verdict.violations.filter((v) => v.rule === 'preserve');
     expect(lost.map((v) => original.slice(v.start, v.end))).toEqual(['48213', '{{ship_date}}']);
     expect(verdict.violations.map((v) => v.rule)).toEqual(['avoid', 'preserve', 'preserve']);
-    expect(await client.check({ personaId: persona.id, content: 'Order 48213: {{first_name}}, {{ship_date}}.', original })).toEqual({ passed: true, violations: [] });
+    expect(await client.check({ personaId: persona.id, content: 'Order 48213: {{first_name}}, {{ship_date}}.', original })).toEqual({ passed: true, violations: [], warnings: [] });
   });
 
   it.each(['', '/', '/v1', '/v1/'])('accepts baseUrl with the suffix "%s"', async (suffix) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
 import { buildRefinePrompt, REWRITE_TAG } from '../../src/refine/prompt.js';
-import { hasRules, rulesFromAttributes } from '../../src/rules/index.js';
+import { rulesFromAttributes } from '../../src/rules/index.js';
 
 function delimiterIdOf(user: string): string {
   const id = /<text-to-rewrite id="([0-9a-z]+)">/.exec(user)?.[1];
@@ -158,7 +158,7 @@ describe('buildRefinePrompt: system message', () => {
     expect(personaSections(buildRefinePrompt({ name: 'Odd Shapes', attributes }, 'Hi.').system)).toBe(
       '# Persona\nName: Odd Shapes\nbrandColor: teal',
     );
-    expect(hasRules(rulesFromAttributes(attributes))).toBe(false);
+    expect(rulesFromAttributes(attributes)).toEqual(rulesFromAttributes({}));
   });
 
   it('never shows the enforce switch to the model as a trait of the persona', () => {
