@@ -1,4 +1,4 @@
-/** The API's persona shapes (DESIGN.md §2), shared by the client and the pure modules that work on them. */
+/** The API's persona shapes (the OpenAPI document's Persona), shared by the client and the pure modules that work on them. */
 
 /** Free-form JSON object, stored and returned verbatim by the service. */
 export type Attributes = Record<string, unknown>;
