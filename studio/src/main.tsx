@@ -3,6 +3,7 @@ import './styles/base.css';
 import './styles/layout.css';
 import './styles/forms.css';
 import './styles/preview.css';
+import './styles/history.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

@@ -1,18 +1,26 @@
 /** Views live in the URL fragment, so the service serves one index.html and Back works. */
 import { useEffect, useState } from 'preact/hooks';
 
-export type Route = { view: 'home' } | { view: 'persona'; id: string } | { view: 'new' } | { view: 'compare' };
+export type Route =
+  | { view: 'home' }
+  | { view: 'persona'; id: string }
+  | { view: 'history'; id: string }
+  | { view: 'new' }
+  | { view: 'compare' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   if (path === 'personas/new') return { view: 'new' };
   if (path === 'compare') return { view: 'compare' };
+  const history = /^personas\/(.+)\/history$/.exec(path);
+  if (history?.[1]) return { view: 'history', id: decodeURIComponent(history[1]) };
   const persona = /^personas\/(.+)$/.exec(path);
   if (persona?.[1]) return { view: 'persona', id: decodeURIComponent(persona[1]) };
   return { view: 'home' };
 }
 
 export const personaHref = (id: string) => `#/personas/${encodeURIComponent(id)}`;
+export const historyHref = (id: string) => `#/personas/${encodeURIComponent(id)}/history`;
 export const NEW_PERSONA_HREF = '#/personas/new';
 export const COMPARE_HREF = '#/compare';
 export const HOME_HREF = '#/';

@@ -5,7 +5,7 @@
 import { ApiError, errorFromResponse, unreachable } from './api-error.js';
 import { parseSupportedProviders } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
-import type { Persona, PersonaDraft } from './types.js';
+import type { Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
 
 /** A persona as last read or written, with the ETag that a save sends back as If-Match. */
 export interface VersionedPersona {
@@ -18,6 +18,8 @@ export interface RefineRequest {
   /** Absent only for providers that need no key. */
   providerApiKey?: string;
   personaId: string;
+  /** Refine with this version instead of the newest. */
+  personaVersion?: number;
   content: string;
   model?: string;
 }
@@ -61,6 +63,28 @@ export class StudioApi {
 
   async deletePersona(id: string, etag?: string): Promise<void> {
     await this.send('DELETE', personaPath(id), { ifMatch: etag });
+  }
+
+  /** Oldest first. */
+  async listVersions(id: string): Promise<PersonaVersion[]> {
+    return (await this.send('GET', `${personaPath(id)}/versions`)).json() as Promise<PersonaVersion[]>;
+  }
+
+  /** That version's content becomes the newest version; a 412 ApiError if the persona changed since `etag`. */
+  async restoreVersion(id: string, version: number, etag?: string): Promise<VersionedPersona> {
+    return versioned(await this.send('POST', `${personaPath(id)}/versions/${version}/restore`, { ifMatch: etag }));
+  }
+
+  async labels(id: string): Promise<PersonaLabels> {
+    return (await this.send('GET', `${personaPath(id)}/labels`)).json() as Promise<PersonaLabels>;
+  }
+
+  async setLabel(id: string, label: string, version: number): Promise<PersonaLabels> {
+    return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}`, { body: { version } })).json() as Promise<PersonaLabels>;
+  }
+
+  async removeLabel(id: string, label: string): Promise<void> {
+    await this.send('DELETE', `${personaPath(id)}/labels/${encodeURIComponent(label)}`);
   }
 
   async refine(request: RefineRequest, signal?: AbortSignal): Promise<RefineOutcome> {

@@ -1,7 +1,7 @@
-/** Compare: the same text refined by two personas, side by side. */
-import { useRef, useState } from 'preact/hooks';
+/** Compare: the same text refined by two personas (or two versions of one), side by side. */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
-import type { Persona } from '../api/types.js';
+import type { Persona, PersonaVersion } from '../api/types.js';
 import { useFocusOnMount } from '../hooks.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
@@ -15,19 +15,37 @@ interface CompareViewProps {
   onSettings: (settings: RefineSettings) => void;
 }
 
-type Compared = { persona: Persona; result: RefineResult };
+type Compared = { persona: Persona; version: number | undefined; result: RefineResult };
+/** Per side: a version number, or undefined for the newest. */
+type PickedVersions = [number | undefined, number | undefined];
 
 export function CompareView({ api, personas, settings, providers, onSettings }: CompareViewProps) {
   const [picked, setPicked] = useState<[string, string]>(() => [personas[0]?.id ?? '', personas[1]?.id ?? personas[0]?.id ?? '']);
   const [running, setRunning] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [compared, setCompared] = useState<Compared[]>([]);
+  const [pickedVersions, setPickedVersions] = useState<PickedVersions>([undefined, undefined]);
+  const [versionsOf, setVersionsOf] = useState<Record<string, PersonaVersion[]>>({});
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading);
+  useEffect(() => {
+    for (const id of new Set(picked)) {
+      if (id === '' || versionsOf[id]) continue;
+      void api.listVersions(id).then(
+        (versions) => setVersionsOf((known) => ({ ...known, [id]: versions })),
+        () => {},
+      );
+    }
+  }, [picked[0], picked[1]]);
 
   const compare = async () => {
     const chosen = picked.map((id) => personas.find((persona) => persona.id === id));
-    const requests = chosen.map((persona) => (persona ? refineRequestFor(settings, persona.id) : 'Choose two personas first.'));
+    const requests = chosen.map((persona, index) => {
+      if (!persona) return 'Choose two personas first.';
+      const request = refineRequestFor(settings, persona.id);
+      const version = pickedVersions[index];
+      return typeof request === 'string' || version === undefined ? request : { ...request, personaVersion: version };
+    });
     const missing = requests.find((request) => typeof request === 'string');
     setProblem(missing as string | undefined);
     if (missing !== undefined) return;
@@ -35,7 +53,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
     setCompared([]);
     try {
       const results = await Promise.all(requests.map((request) => runRefine(api, request as Exclude<typeof request, string>)));
-      setCompared(results.map((result, index) => ({ persona: chosen[index]!, result })));
+      setCompared(results.map((result, index) => ({ persona: chosen[index]!, version: pickedVersions[index], result })));
     } finally {
       setRunning(false);
     }
@@ -46,6 +64,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
       <h2 id="compare-heading" ref={heading} tabIndex={-1}>
         Compare personas
       </h2>
+      <p class="hint">Pick the same persona twice and two of its versions to see what an edit changes.</p>
       {personas.length === 0 && <p>Create a persona first; then compare how two of them rewrite the same text.</p>}
       <form
         noValidate
@@ -65,11 +84,31 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
                   const next: [string, string] = [...picked];
                   next[index] = event.currentTarget.value;
                   setPicked(next);
+                  const versions: PickedVersions = [...pickedVersions];
+                  versions[index] = undefined;
+                  setPickedVersions(versions);
                 }}
               >
                 {personas.map((persona) => (
                   <option key={persona.id} value={persona.id}>
                     {persona.name}
+                  </option>
+                ))}
+              </select>
+              <label for={`compare-version-${index}`}>{index === 0 ? 'First version' : 'Second version'}</label>
+              <select
+                id={`compare-version-${index}`}
+                value={String(pickedVersions[index] ?? '')}
+                onChange={(event) => {
+                  const next: PickedVersions = [...pickedVersions];
+                  next[index] = event.currentTarget.value === '' ? undefined : Number(event.currentTarget.value);
+                  setPickedVersions(next);
+                }}
+              >
+                <option value="">Newest</option>
+                {(versionsOf[picked[index] ?? ''] ?? []).map((version) => (
+                  <option key={version.version} value={String(version.version)}>
+                    Version {version.version}
                   </option>
                 ))}
               </select>
@@ -93,9 +132,9 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
           <div class="result">
             <DiffLegend removals={false} />
             <div class="columns">
-              {compared.map(({ persona, result }, index) => (
+              {compared.map(({ persona, version, result }, index) => (
                 <figure key={index}>
-                  <figcaption>{persona.name}</figcaption>
+                  <figcaption>{version === undefined ? persona.name : `${persona.name}, version ${version}`}</figcaption>
                   {'error' in result ? <RefineFailure error={result.error} /> : <DiffText parts={result.diff} side="after" />}
                   {'outcome' in result && <Timing outcome={result.outcome} />}
                 </figure>

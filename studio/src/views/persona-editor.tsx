@@ -7,6 +7,7 @@ import { FieldError } from '../fields/field-parts.js';
 import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
+import { historyHref } from '../routing.js';
 import { AttributeForm } from './attribute-form.js';
 import { Dialog } from './dialog.js';
 import { downloadText } from './download.js';
@@ -114,6 +115,9 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
               >
                 Export JSON
               </button>
+              <a class="button secondary" href={historyHref(loaded.persona.id)}>
+                History
+              </a>
               <button type="button" class="danger" onClick={() => setConfirmingDelete(true)}>
                 Delete
               </button>

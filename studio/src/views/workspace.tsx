@@ -8,6 +8,7 @@ import type { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
 import { BUILT_IN_PROVIDERS } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
+import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
 import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
@@ -58,7 +59,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   };
   const editorProps = { api, onSaved, onDeleted, onNotice: setNotice };
   const refineProps = { api, settings, providers, onSettings: setSettings };
-  const currentId = route.view === 'persona' ? route.id : undefined;
+  const currentId = route.view === 'persona' || route.view === 'history' ? route.id : undefined;
 
   return (
     <>
@@ -105,6 +106,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
               {(saved, dirty) => <PreviewPanel {...refineProps} persona={saved} dirty={dirty} />}
             </PersonaEditor>
           )}
+          {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
           {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
         </main>
       </div>

@@ -1,0 +1,236 @@
+/**
+ * A persona's history: every version with its time, key and labels; a word-level diff between
+ * any two; restore after a confirmation (a new version, nothing rewritten); labels movable.
+ */
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError } from '../api/api-error.js';
+import type { StudioApi, VersionedPersona } from '../api/client.js';
+import { plainError } from '../api/plain-errors.js';
+import type { Persona, PersonaLabels, PersonaVersion } from '../api/types.js';
+import { useFocusOnMount } from '../hooks.js';
+import { DiffLegend, DiffText } from '../preview/refine-output.js';
+import { wordDiff } from '../preview/word-diff.js';
+import { personaHref } from '../routing.js';
+import { Dialog } from '../views/dialog.js';
+import { LabelsPanel } from './labels-panel.js';
+import { labelsByVersion, versionText } from './version-text.js';
+
+interface HistoryViewProps {
+  api: StudioApi;
+  id: string;
+  onRestored(persona: Persona): void;
+}
+
+interface Loaded {
+  current: VersionedPersona;
+  versions: PersonaVersion[];
+  labels: PersonaLabels;
+}
+
+const describe = (error: unknown) => (error instanceof ApiError ? plainError(error) : 'Something went wrong; try again.');
+
+export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
+  const [loaded, setLoaded] = useState<Loaded | undefined>(undefined);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [status, setStatus] = useState<string | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [pair, setPair] = useState<[number, number] | undefined>(undefined);
+  const [restoring, setRestoring] = useState<PersonaVersion | undefined>(undefined);
+  const heading = useRef<HTMLHeadingElement>(null);
+  useFocusOnMount(heading, loaded !== undefined);
+
+  const load = async () => {
+    try {
+      const [current, versions, labels] = await Promise.all([api.getPersona(id), api.listVersions(id), api.labels(id)]);
+      setLoaded({ current, versions, labels });
+      const newest = versions.at(-1)?.version ?? 1;
+      setPair((previous) => previous ?? [versions.at(-2)?.version ?? newest, newest]);
+    } catch (error) {
+      setProblem(describe(error));
+    }
+  };
+  useEffect(() => void load(), [id]);
+
+  const act = async (work: () => Promise<string>) => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      setStatus(await work());
+      await load();
+    } catch (error) {
+      setProblem(describe(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const byNumber = useMemo(() => new Map(loaded?.versions.map((v) => [v.version, v]) ?? []), [loaded]);
+  const diff = useMemo(() => {
+    const [from, to] = pair ?? [];
+    const a = from === undefined ? undefined : byNumber.get(from);
+    const b = to === undefined ? undefined : byNumber.get(to);
+    return a && b ? wordDiff(versionText(a), versionText(b)) : undefined;
+  }, [pair, byNumber]);
+
+  if (!loaded) {
+    return problem ? (
+      <p role="alert" class="error">
+        {problem}
+      </p>
+    ) : (
+      <p role="status">Loading…</p>
+    );
+  }
+  const { current, versions, labels } = loaded;
+  const newest = versions.at(-1)?.version;
+  const pointing = labelsByVersion(labels, newest);
+
+  return (
+    <section aria-labelledby="history-heading" class="history">
+      <h2 id="history-heading" ref={heading} tabIndex={-1}>
+        History of {current.persona.name}
+      </h2>
+      <p>
+        <a href={personaHref(id)}>Edit this persona</a>
+      </p>
+      <p role="status" class={status ? 'notice' : 'visually-hidden'}>
+        {status}
+      </p>
+      {problem && (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+
+      <div class="table-scroll">
+        <table class="versions">
+          <caption>Versions, oldest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Saved</th>
+              <th scope="col">By key</th>
+              <th scope="col">Name</th>
+              <th scope="col">Labels</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((version) => (
+              <tr key={version.version}>
+                <th scope="row">{version.version}</th>
+                <td>
+                  <time dateTime={version.createdAt}>{new Date(version.createdAt).toLocaleString()}</time>
+                </td>
+                <td class="key">{version.createdBy ?? '—'}</td>
+                <td>{version.name}</td>
+                <td>{(pointing.get(version.version) ?? []).join(', ')}</td>
+                <td>
+                  {version.version !== newest && (
+                    <button type="button" class="secondary" disabled={busy} onClick={() => setRestoring(version)}>
+                      Restore version {version.version}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <section aria-labelledby="version-diff-heading" class="version-diff">
+        <h3 id="version-diff-heading">Compare two versions</h3>
+        <div class="columns">
+          {(['From version', 'To version'] as const).map((label, index) => (
+            <div class="field" key={label}>
+              <label for={`diff-${index}`}>{label}</label>
+              <select
+                id={`diff-${index}`}
+                value={String(pair?.[index] ?? '')}
+                onChange={(event) => {
+                  const next: [number, number] = [...(pair ?? [1, 1])];
+                  next[index] = Number(event.currentTarget.value);
+                  setPair(next);
+                }}
+              >
+                {versions.map((v) => (
+                  <option key={v.version} value={String(v.version)}>
+                    Version {v.version}
+                  </option>
+                ))}
+              </select>
+            </div>
+          ))}
+        </div>
+        {diff && pair && (
+          <div class="result">
+            <DiffLegend />
+            <div class="columns">
+              <figure>
+                <figcaption>Version {pair[0]}</figcaption>
+                <DiffText parts={diff} side="before" />
+              </figure>
+              <figure>
+                <figcaption>Version {pair[1]}</figcaption>
+                <DiffText parts={diff} side="after" />
+              </figure>
+            </div>
+          </div>
+        )}
+      </section>
+
+      <LabelsPanel
+        labels={labels}
+        versions={versions}
+        busy={busy}
+        onSet={(label, version) =>
+          void act(async () => {
+            await api.setLabel(id, label, version);
+            return `${label} now points at version ${version}.`;
+          })
+        }
+        onRemove={(label) =>
+          void act(async () => {
+            await api.removeLabel(id, label);
+            return `Removed ${label}.`;
+          })
+        }
+      />
+
+      {restoring && (
+        <Dialog
+          title={`Restore version ${restoring.version}?`}
+          onCancel={() => setRestoring(undefined)}
+          actions={
+            <>
+              <button
+                type="button"
+                onClick={() => {
+                  const version = restoring.version;
+                  setRestoring(undefined);
+                  void act(async () => {
+                    const restored = await api.restoreVersion(id, version, current.etag);
+                    onRestored(restored.persona);
+                    return `Restored version ${version} as version ${restored.etag?.replaceAll('"', '') ?? 'new'}.`;
+                  });
+                }}
+              >
+                Restore version {restoring.version}
+              </button>
+              <button type="button" class="secondary" autofocus onClick={() => setRestoring(undefined)}>
+                Cancel
+              </button>
+            </>
+          }
+        >
+          <p>
+            Its name and attributes become a new version, {(newest ?? 0) + 1}. Nothing is deleted, and labels stay where they are: refines
+            pinned to a label keep their version until you move it.
+          </p>
+        </Dialog>
+      )}
+    </section>
+  );
+}
