@@ -52,7 +52,7 @@ export function buildSystemMessage({ name, attributes }: RefinePersona): string 
 function ruleLines(personaSetsLanguage: boolean): string[] {
   return [
     "- Rewrite the text in this persona's voice, following every persona attribute above.",
-    '- Keep its meaning, facts, numbers, names, links and code exactly as they are.',
+    '- Keep its meaning, facts, numbers, names, links, e-mail addresses, code and template placeholders (such as {{name}}, {name} or %s) exactly as they are.',
     personaSetsLanguage
       ? "- Write in the persona's language, translating the text if it is in another one."
       : '- Keep the language of the original text.',
