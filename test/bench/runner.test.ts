@@ -1,7 +1,8 @@
 /**
- * Smoke test for the benchmark runner: it still compiles, starts its processes and prints
- * its table. One-second runs, CRUD only; the figures themselves are never asserted here
- * (timed assertions on a shared machine would be flaky — benchmarks are run with `npm run bench`).
+ * Smoke test for the benchmark runner: it still compiles, starts its processes, measures
+ * something real and prints its table. One-second runs, CRUD only. How fast is never asserted
+ * (timed assertions on a shared machine would be flaky — benchmarks are run with `npm run bench`),
+ * but a broken benchmark is: requests that all fail, zero throughput, NaN or missing figures.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,6 +13,19 @@ import { afterAll, describe, expect, it } from 'vitest';
 const ROOT = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Figures in the printed table that show the benchmark itself is broken, not merely slow. */
+function brokenFigures(stdout: string): string[] {
+  const rows = stdout.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Scenario'));
+  const problems = rows.filter((row) => /NaN|n\/a|undefined|Infinity|failed|ERROR/i.test(row));
+  for (const row of rows) {
+    const [, figure, value] = row.split('|').map((cell) => cell.trim()).slice(1);
+    for (const [shown, number] of (value ?? '').matchAll(/([\d,.]+)(?:\/s|%| µs CPU\/req)/g)) {
+      if (!(Number(number!.replace(/,/g, '')) > 0)) problems.push(`${figure}: ${shown}`);
+    }
+  }
+  return problems;
+}
 
 function runBench(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
@@ -30,6 +44,9 @@ describe('bench runner', () => {
     expect(stdout).toContain('| Scenario | Figure | Value | Target | Result |');
     expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ baseline \| \d+% \| ≥ 75% \| (PASS|MISS) \|/);
     expect(stdout).not.toContain('ERROR');
+    // Every CRUD figure: the baseline, by id, list, writes, the ratios, and CPU per request.
+    expect(stdout.split('\n').filter((line) => line.startsWith('| CRUD (SQLite) |')).length).toBeGreaterThanOrEqual(7);
+    expect(brokenFigures(stdout), stdout).toEqual([]);
     const report = readFileSync(out, 'utf8');
     expect(report).toContain('npm run bench -- --quick --only crud');
     expect(report).toContain('Node.js v');

@@ -10,7 +10,8 @@ import { type Config, loadConfig } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { sqliteTarget, type StorageTarget } from './storage-targets.js';
 
-export const TEST_KEY = 'prk_test_bootstrap_key_0123456789abcdefghijklmnop';
+// Distinctive throughout, so a test can look for any 6-character fragment of it.
+export const TEST_KEY = 'prk_test_Vq8Lw3Rn6Tz1Hk5Mb9Xc2Jd7Fs4Gy0PaEu';
 
 /** Tests read bodies of known shape; `any` keeps assertions readable. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProviderRegistry } from '../../src/providers/index.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
 import {
-  OPERATOR_ID, allIds, call, domainRejection, expectNoKeyFragment, keyFor, registryFor, within,
+  OPERATOR_ID, allIds, call, domainRejection, keyFor, registryFor, within,
 } from './provider-test-kit.js';
+import { secretFragmentsIn } from '../helpers/secrets.js';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {
@@ -96,10 +97,29 @@ describe.each(allIds)('%s failures', (id) => {
       const key = keyFor(id);
       fake.setBehaviour({ mode, message: `Key ${key} (${key.slice(0, 9)}...${key.slice(-7)}) is not valid here` });
       const error = await failing(id);
-      expectNoKeyFragment(error.message, key);
-      expectNoKeyFragment(JSON.stringify(error.headers), key);
+      expect(secretFragmentsIn(error.message, key)).toEqual([]);
+      expect(secretFragmentsIn(JSON.stringify(error.headers), key)).toEqual([]);
     },
   );
+});
+
+describe('the 8 MiB cap on a provider answer', () => {
+  const MiB = 1024 * 1024;
+
+  it.each(allIds)('%s: an answer over 8 MiB is a 502 saying so, not retried', async (id) => {
+    fake.setBehaviour({ mode: 'ok', reply: 'x'.repeat(8 * MiB + 1024) });
+    const error = await domainRejection(registryFor(fake).generate(id, call(id), within(20_000)));
+    expect(error).toMatchObject({ code: 'provider_failed', status: 502, source: 'provider' });
+    expect(error.message).toBe(`provider "${id}" answered with more than 8 MiB`);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it('an answer just under 8 MiB is read whole', async () => {
+    const reply = 'y'.repeat(8 * MiB - 4096);
+    fake.setBehaviour({ mode: 'ok', reply });
+    const { text } = await registryFor(fake).generate('openai', call('openai'), within(20_000));
+    expect(text.length).toBe(reply.length);
+  });
 });
 
 describe('messages', () => {

@@ -59,9 +59,3 @@ export async function domainRejection(promise: Promise<unknown>): Promise<Domain
   return error as DomainError;
 }
 
-/** Neither the key nor any 6-character fragment of it (every longer fragment contains one). */
-export function expectNoKeyFragment(text: string, key: string): void {
-  for (let i = 0; i + 6 <= key.length; i++) {
-    expect(text, `contains "${key.slice(i, i + 6)}" from the key`).not.toContain(key.slice(i, i + 6));
-  }
-}

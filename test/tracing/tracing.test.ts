@@ -6,10 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../helpers/otlp-receiver.js';
 import { recordLoadedModules, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
+import { secretFragmentsIn } from '../helpers/secrets.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'persona-refine-tracing-'));
-const SERVICE_KEY = 'prk_tracing_test_key_0123456789abcdefghijklmn';
-const PROVIDER_KEY = 'sk-tracing-provider-secret-0123456789';
+// Distinctive throughout, so any 6-character fragment of them in an export is a leak.
+const SERVICE_KEY = 'prk_Tq4Wz8Nv2Lx6Rb1Hm9Kc3Pd7Jf5Gs0YaEu';
+const PROVIDER_KEY = 'sk-Mv5Qx1Zr8Nw3Ly6Tb9Hk2Pc7Jd4Fs0';
 const CONTENT = 'Quarterly numbers attached, marker-content-plugh, lots of synergy.';
 const ATTRIBUTE = 'marker-attribute-xyzzy';
 
@@ -118,9 +120,8 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     await receiver.waitForSpan('repair');
     const exported = Buffer.concat(receiver.bodies).toString('latin1');
     expect(receiver.contentTypes[0]).toBe(protocol === 'http/json' ? 'application/json' : 'application/x-protobuf');
-    for (const secret of [SERVICE_KEY, PROVIDER_KEY, 'marker-content-plugh', ATTRIBUTE, 'synergy', 'Numbers attached']) {
-      expect(exported).not.toContain(secret);
-    }
+    for (const secret of ['marker-content-plugh', ATTRIBUTE, 'synergy', 'Numbers attached']) expect(exported).not.toContain(secret);
+    for (const key of [SERVICE_KEY, PROVIDER_KEY]) expect(secretFragmentsIn(exported, key), key).toEqual([]);
   });
 });
 
