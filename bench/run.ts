@@ -17,10 +17,12 @@ import { crud } from './scenarios/crud.js';
 import { inFlight } from './scenarios/in-flight.js';
 import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
+import { tracing } from './scenarios/tracing.js';
 import { workers } from './scenarios/workers.js';
 import { type Settings, settings } from './settings.js';
 
-const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnType<typeof refine> }> = {
+/** `optional`: run only when named in --only (not part of the regular run's time budget). */
+const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnType<typeof refine>; optional?: true }> = {
   crud: { title: 'CRUD throughput on SQLite', run: (s) => crud(s, 'sqlite') },
   'crud-pg': { title: 'CRUD throughput on PostgreSQL', run: (s) => crud(s, 'postgres') },
   refine: { title: 'refine against the fake directly and a bare proxy', run: refine },
@@ -28,6 +30,7 @@ const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnTyp
   'in-flight': { title: 'many refines in flight', run: inFlight },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },
+  tracing: { title: 'refine with OpenTelemetry tracing off and on', run: tracing, optional: true },
 };
 
 const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SCENARIOS).join(',')}] [--out file.md] [--cpu-prof]`;
@@ -35,7 +38,7 @@ const USAGE = `usage: npm run bench -- [--quick] [--only ${Object.keys(SCENARIOS
 function parseArgs(argv: string[]): { quick: boolean; only: string[]; out: string | undefined; cpuProf: boolean } {
   let quick = false;
   let cpuProf = false;
-  let only = Object.keys(SCENARIOS);
+  let only = Object.keys(SCENARIOS).filter((name) => !SCENARIOS[name]!.optional);
   let out: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;

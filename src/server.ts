@@ -15,7 +15,7 @@ import { closeTransportPools, warmTransport } from './providers/index.js';
 import { AccountRepository } from './storage/account-repository.js';
 import { openStorage, type Storage } from './storage/database.js';
 import { startTracing } from './tracing/start-tracing.js';
-import { SERVICE_VERSION } from './version.js';
+import { PACKAGE_VERSION } from './version.js';
 
 /** Migrations and the first-start account: once, before any request is served. */
 async function prepareStorage(config: Config): Promise<{ storage: Storage; issued: IssuedKey | undefined }> {
@@ -40,7 +40,7 @@ function printFirstStart(issued: IssuedKey, base: string): void {
 
 async function serve(config: Config, storage: Storage, issued?: IssuedKey): Promise<void> {
   const redis = config.redisUrl ? await connectRedis(config.redisUrl) : undefined;
-  const tracer = await startTracing(config.tracing, SERVICE_VERSION);
+  const tracer = await startTracing(config.tracing, PACKAGE_VERSION);
   const { app } = await buildApp({ config, storage, redis, tracer });
 
   let closing = false;

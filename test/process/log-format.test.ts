@@ -18,7 +18,7 @@ describe('log lines', () => {
   it('are JSON when stdout is not a terminal, and nothing of the pretty printer is loaded', async () => {
     const loaded = join(dir, 'json-modules.txt');
     const record = recordLoadedModules(loaded);
-    const server = await startServerProcess({ ...database('json'), ...record.env }, 10_000, record.nodeArgs);
+    const server = await startServerProcess({ ...database('json'), ...record.env }, 30_000, record.nodeArgs);
     await fetch(`${server.url}/healthz`);
     await server.stop();
 

@@ -8,6 +8,7 @@ import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../help
 import { recordLoadedModules, type ServerProcess, startServerProcess } from '../helpers/server-process.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
 
+const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const dir = mkdtempSync(join(tmpdir(), 'persona-refine-tracing-'));
 // Distinctive throughout, so any 6-character fragment of them in an export is a leak.
 const SERVICE_KEY = 'prk_Tq4Wz8Nv2Lx6Rb1Hm9Kc3Pd7Jf5Gs0YaEu';
@@ -49,7 +50,7 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
       OTEL_SERVICE_NAME: 'persona-refine-under-test',
       OTEL_BSP_SCHEDULE_DELAY: '50',
       LOAD_SHED_EVENT_LOOP_DELAY_MS: '0',
-    });
+    }, 30_000);
   });
   afterAll(async () => {
     await server.stop();
@@ -80,7 +81,7 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
       'http.response.status_code': 200,
       'persona_refine.request_id': res.headers.get('x-request-id'),
     });
-    expect(request.resource).toMatchObject({ 'service.name': 'persona-refine-under-test', 'service.version': expect.any(String) });
+    expect(request.resource).toMatchObject({ 'service.name': 'persona-refine-under-test', 'service.version': packageVersion });
 
     await receiver.waitForSpan('repair');
     const trace = receiver.spans.filter((span) => span.traceId === traceId);
@@ -131,7 +132,8 @@ describe('with tracing off', () => {
     const record = recordLoadedModules(loaded);
     const server = await startServerProcess(
       { DATABASE_URL: `sqlite:${join(dir, 'off.sqlite')}`, BOOTSTRAP_API_KEY: SERVICE_KEY, PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'), LOAD_SHED_EVENT_LOOP_DELAY_MS: '0', ...record.env },
-      10_000,
+      // Recording every import slows start-up; a busy machine needs the margin.
+      30_000,
       record.nodeArgs,
     );
     const persona = (await (await call(server, '/v1/personas', { name: 'Untraced' })).json()) as { id: string };
