@@ -50,7 +50,7 @@ export interface ProviderText {
 }
 
 /** A provider answer larger than this is not a rewrite of at most 100,000 characters. */
-const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+export const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
 
 const NETWORK_REASONS: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
@@ -143,6 +143,10 @@ export function connectionFailure(target: AttemptTarget, error: unknown): Provid
   const reason = networkReason(error);
   return reason === undefined ? undefined : fail(target, 'provider_failed', `could not be reached (${reason})`, true);
 }
+
+/** A body that ended before the answer did: a cut connection, whether or not the socket said so. */
+export const cutShortFailure = (target: AttemptTarget): ProviderFailure =>
+  fail(target, 'provider_failed', `could not be reached (${NETWORK_REASONS.UND_ERR_SOCKET})`, true);
 
 /** The whole body as text, or undefined past the cap (the rest is not read). */
 export async function readCapped(body: AsyncIterable<Uint8Array>): Promise<string | undefined> {

@@ -23,6 +23,8 @@ export interface CallScope {
   readonly deadline: number;
   /** Why the call stopped, as the error to throw: 504 provider_timeout or ClientAbortedError. */
   stopped(): Error;
+  /** Aborts the provider request, as the caller's signal would (a stream its reader left early). */
+  abort(): void;
   /** Stops the deadline timer and forgets the caller's signal; call once the call is over. */
   close(): void;
 }
@@ -51,6 +53,7 @@ export function openCall(bounds: CallBounds): CallScope {
             bounds.providerId,
             `did not answer within ${bounds.timeoutMs ?? Math.max(0, bounds.deadline - started)} ms`,
           ),
+    abort: () => abort('client'),
     close() {
       clearTimeout(timer);
       bounds.signal?.removeEventListener('abort', onClientAbort);

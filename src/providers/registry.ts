@@ -3,14 +3,15 @@
  * endpoints the operator declared. Base URLs and default models come only from
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
-import { invalidRequest } from '../errors.js';
-import { type AttemptTarget, answerAttempt } from './attempt.js';
+import { DomainError, invalidRequest } from '../errors.js';
+import { type AttemptTarget, answerAttempt, connectionFailure } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
 import { tracedAttempt } from './attempt-span.js';
-import { callWithRetries, openCall } from './provider-call.js';
 import { noTracing, type Tracer } from '../tracing/tracer.js';
+import { type CallScope, callWithRetries, openCall } from './provider-call.js';
+import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
 import type { TokenUsage } from './wire/wire-format.js';
@@ -36,6 +37,20 @@ export interface ProviderAnswer {
   usage: TokenUsage | undefined;
 }
 
+/** A provider's answer as it arrives; the deadline and the caller's signal still bound it. */
+export interface ProviderTextStream {
+  model: string;
+  attempts: number;
+  /**
+   * The text pieces, the first one holding more than whitespace. Throws a provider_*
+   * DomainError (504 at the deadline) or ClientAbortedError if the stream breaks.
+   * Stopping early (`return()`) aborts the provider's stream.
+   */
+  pieces: AsyncGenerator<string, void, undefined>;
+  /** The tokens the provider reported; complete once `pieces` ended. */
+  usage(): TokenUsage | undefined;
+}
+
 export interface ProviderRegistry {
   /** Built-in ids first, then operator-declared ones. */
   ids(): string[];
@@ -46,6 +61,11 @@ export interface ProviderRegistry {
    * or with ClientAbortedError when `call.signal` aborted.
    */
   generate(id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderAnswer>;
+  /**
+   * Resolves once the provider's first text arrived, with retries before that exactly
+   * as `generate`; rejects as `generate` does for everything before the first text.
+   */
+  stream(id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderTextStream>;
 }
 
 export interface ProviderBudget {
@@ -114,7 +134,20 @@ export function createProviderRegistry(
     };
   };
 
+  const stream = async (id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderTextStream> => {
+    const { target, model } = targetFor(id, call);
+    const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
+    try {
+      const { value, attempts } = await callWithRetries(scope, streamedAttempt(target, { model, system: call.system, user: call.user }), maxRetries);
+      return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
+    } catch (error) {
+      scope.close();
+      throw error;
+    }
+  };
+
   return {
+    stream,
     ids: () => [...ids],
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
@@ -136,3 +169,31 @@ export function createProviderRegistry(
   };
 }
 
+
+/** The stream's pieces inside its call scope: the scope closes when they end, however they end. */
+async function* streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedText): AsyncGenerator<string, void, undefined> {
+  let ended = false;
+  try {
+    yield text.first;
+    for (;;) {
+      let next: IteratorResult<string, void>;
+      try {
+        next = await text.rest.next();
+      } catch (error) {
+        if (scope.signal.aborted) throw scope.stopped();
+        if (error instanceof DomainError) throw error;
+        throw connectionFailure(target, error)?.error ?? error;
+      }
+      if (next.done) {
+        ended = true;
+        return;
+      }
+      yield next.value;
+    }
+  } finally {
+    // Left early: without an abort the HTTP client would read the rest of the stream to reuse the connection.
+    if (!ended) scope.abort();
+    scope.close();
+    await text.rest.return(undefined);
+  }
+}

@@ -16,6 +16,7 @@ import {
   type ErrorKind, type WireAnswer, type WireApi,
   apiOf, errorAnswer, modelOf, publicBasePath, successBody, userTextOf,
 } from './provider-wire-formats.js';
+import { byteHalves, piecesOf, streamScript } from './provider-streams.js';
 
 export const fakeModes = [
   'ok', // 200 with a reply
@@ -30,6 +31,10 @@ export const fakeModes = [
   'stallBody', // send 200 headers and half a body, then stall
   'slow', // wait delayMs, then ok
   'reset', // destroy the socket without answering
+  // Streamed requests (`"stream": true`, Google's :streamGenerateContent?alt=sse) in `ok`/`slow` get a stream; and:
+  'streamError', // stream failAfterPieces pieces, then the provider's error event
+  'streamCut', // stream failAfterPieces pieces, then destroy the socket
+  'streamStall', // stream failAfterPieces pieces, then send nothing more
 ] as const;
 export type FakeMode = (typeof fakeModes)[number];
 
@@ -45,6 +50,14 @@ export interface FakeBehaviour {
   retryAfterHeader?: 'seconds' | 'ms' | 'none';
   /** slow: delay before answering. Default 1000 ms. */
   delayMs?: number;
+  /** Streams: the text pieces, one event each. Default: the reply cut every `pieceChars` characters. */
+  pieces?: string[];
+  /** Streams: characters per piece when `pieces` is not given. Default 3, which splits words. */
+  pieceChars?: number;
+  /** Streams: wait between two pieces. Default 0. */
+  pieceDelayMs?: number;
+  /** streamError, streamCut, streamStall: pieces sent before the failure. Default 2. */
+  failAfterPieces?: number;
 }
 
 export interface RecordedRequest {
@@ -63,6 +76,8 @@ export interface RecordedRequest {
   userText: string;
   /** The client closed the connection before the fake finished answering. */
   clientClosed: boolean;
+  /** The request asked for a streamed answer. */
+  stream: boolean;
 }
 
 export interface FakeProviderOptions {
@@ -133,6 +148,47 @@ function send(res: ServerResponse, answer: WireAnswer): void {
   res.end(payload);
 }
 
+const pause = (ms: number) => new Promise<void>((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
+
+function replyText(behaviour: FakeBehaviour, userText: string): string {
+  const reply = behaviour.reply ?? ((text: string) => `Rewritten: ${text}`);
+  return typeof reply === 'function' ? reply(userText) : reply;
+}
+
+/** A streamed answer, each event written in two halves that split bytes (and so characters). */
+async function streamAnswer(res: ServerResponse, api: WireApi, provider: string, model: string, userText: string, behaviour: FakeBehaviour, body: unknown): Promise<void> {
+  const pieces = behaviour.pieces ?? piecesOf(replyText(behaviour, userText), behaviour.pieceChars ?? 3);
+  const askedForUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
+  const script = streamScript(api, provider, model, userText, pieces, askedForUsage);
+  const failing = behaviour.mode === 'streamError' || behaviour.mode === 'streamCut' || behaviour.mode === 'streamStall';
+  const sent = failing ? script.pieces.slice(0, Math.min(behaviour.failAfterPieces ?? 2, pieces.length - 1)) : script.pieces;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const write = async (text: string) => {
+    for (const half of byteHalves(text)) {
+      if (res.destroyed) return;
+      res.write(half);
+      await pause(0);
+    }
+  };
+  for (const text of script.head) await write(text);
+  for (const text of sent) {
+    await write(text);
+    if (behaviour.pieceDelayMs) await pause(behaviour.pieceDelayMs);
+  }
+  if (res.destroyed) return;
+  if (behaviour.mode === 'streamCut') {
+    res.socket?.destroy();
+    return;
+  }
+  if (behaviour.mode === 'streamStall') return;
+  if (behaviour.mode === 'streamError') {
+    await write(script.error);
+  } else {
+    for (const text of script.tail) await write(text);
+  }
+  res.end();
+}
+
 export async function startFakeProviderServer(options: FakeProviderOptions = {}): Promise<FakeProviderServer> {
   let defaultBehaviour = asBehaviour(options.behaviour ?? 'ok');
   let latencyMs = options.latencyMs ?? 0;
@@ -165,9 +221,10 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
     const api = route?.api;
     const model = api ? modelOf(api, body, route.pathModel) : '';
     const userText = api ? userTextOf(api, body) : '';
+    const stream = route?.streamPath === true || (typeof body === 'object' && body !== null && (body as { stream?: unknown }).stream === true);
     const recorded: RecordedRequest = {
       provider, api, method: req.method ?? '', path: req.url ?? '', apiPath,
-      headers: req.headers, body, model, userText, clientClosed: false,
+      headers: req.headers, body, model, userText, clientClosed: false, stream,
     };
     requestCount++;
     if (record) requests.push(recorded);
@@ -216,6 +273,10 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
       send(res, errorAnswer(provider, 'badRequest', { key, message: 'anthropic-version: header is required', retryAfterSeconds: 1, retryAfterHeader: 'none' }));
       return;
     }
+    if (stream && ['ok', 'slow', 'streamError', 'streamCut', 'streamStall'].includes(behaviour.mode)) {
+      await streamAnswer(res, api, provider, model, userText, behaviour, body);
+      return;
+    }
     switch (behaviour.mode) {
       case 'garbage':
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -228,11 +289,8 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id":"');
         return;
-      default: {
-        const reply = behaviour.reply ?? ((text: string) => `Rewritten: ${text}`);
-        const text = typeof reply === 'function' ? reply(userText) : reply;
-        send(res, { status: 200, body: successBody(api, model, userText, text) });
-      }
+      default:
+        send(res, { status: 200, body: successBody(api, model, userText, replyText(behaviour, userText)) });
     }
   }
 

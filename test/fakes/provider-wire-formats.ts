@@ -28,12 +28,12 @@ export const publicBasePath: Record<string, string> = {
   xai: '/v1',
 };
 
-export function apiOf(apiPath: string): { api: WireApi; pathModel?: string } | undefined {
+export function apiOf(apiPath: string): { api: WireApi; pathModel?: string; streamPath?: boolean } | undefined {
   if (apiPath.endsWith('/responses')) return { api: 'openai-responses' };
   if (apiPath.endsWith('/chat/completions')) return { api: 'openai-chat' };
   if (apiPath.endsWith('/v1/messages')) return { api: 'anthropic-messages' };
-  const google = /\/models\/([^/]+):generateContent$/.exec(apiPath);
-  if (google?.[1]) return { api: 'google-generate-content', pathModel: decodeURIComponent(google[1]) };
+  const google = /\/models\/([^/]+):(generateContent|streamGenerateContent)$/.exec(apiPath);
+  if (google?.[1]) return { api: 'google-generate-content', pathModel: decodeURIComponent(google[1]), streamPath: google[2] === 'streamGenerateContent' };
   return undefined;
 }
 

@@ -1,4 +1,4 @@
-import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type StreamEvent, type WireFormat } from './wire-format.js';
 
 /**
  * The most output tokens a Claude model accepts. Anthropic requires
@@ -21,7 +21,7 @@ const maxTokens = (model: string, user: string) => Math.min(modelOutputLimit(mod
 
 /** Anthropic Messages API: `POST /messages`, `x-api-key`, `anthropic-version`, system as a top-level field. */
 export const anthropicMessages: WireFormat = {
-  request: (apiKey, model, system, user) => ({
+  request: (apiKey, model, system, user, stream = false) => ({
     path: '/messages',
     headers: {
       'x-api-key': apiKey,
@@ -34,6 +34,7 @@ export const anthropicMessages: WireFormat = {
       max_tokens: maxTokens(model, user),
       system,
       messages: [{ role: 'user', content: user }],
+      ...(stream ? { stream: true } : {}),
     }),
   }),
   text(answer) {
@@ -45,6 +46,41 @@ export const anthropicMessages: WireFormat = {
     return text;
   },
   usage: (answer) => (isRecord(answer) && isRecord(answer.usage) ? anthropicUsage(answer.usage) : undefined),
+  // message_start (input usage) … content_block_delta/text_delta … message_delta (output usage) … message_stop.
+  streamEvent(data): StreamEvent | undefined {
+    if (!isRecord(data)) return undefined;
+    switch (data.type) {
+      case 'content_block_delta':
+        return isRecord(data.delta) && data.delta.type === 'text_delta' && typeof data.delta.text === 'string' ? { text: data.delta.text } : undefined;
+      case 'message_start': {
+        const usage = isRecord(data.message) && isRecord(data.message.usage) ? data.message.usage : undefined;
+        const input = usage ? anthropicUsage(usage, 0)?.inputTokens : undefined;
+        return input === undefined ? undefined : { usage: { inputTokens: input } };
+      }
+      case 'message_delta':
+        return isRecord(data.usage) && typeof data.usage.output_tokens === 'number' ? { usage: { outputTokens: data.usage.output_tokens } } : undefined;
+      case 'message_stop':
+        return { end: true };
+      case 'error': {
+        const type = isRecord(data.error) ? data.error.type : undefined;
+        return { error: { status: STREAM_ERROR_STATUS[String(type)] ?? 500, body: JSON.stringify(data) } };
+      }
+      default:
+        return undefined;
+    }
+  },
+};
+
+/** The HTTP status each Anthropic error type is answered with, for the same error inside a stream. */
+const STREAM_ERROR_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  overloaded_error: 529,
 };
 
 /**

@@ -1,4 +1,18 @@
-import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
+import { isRecord, tokenUsage, USER_AGENT, type StreamEvent, type WireFormat } from './wire-format.js';
+
+/** The HTTP status an OpenAI error code stands for, so a streamed error is classified like an answered one. */
+function statusOfCode(code: unknown): number {
+  if (code === 'rate_limit_exceeded' || code === 'insufficient_quota') return 429;
+  if (code === 'invalid_prompt' || code === 'invalid_request_error' || code === 'context_length_exceeded') return 400;
+  return 500;
+}
+
+const streamError = (error: Record<string, unknown>): StreamEvent => ({
+  error: { status: statusOfCode(error.code ?? error.type), body: JSON.stringify({ error }) },
+});
+
+const responseUsage = (response: unknown) =>
+  isRecord(response) && isRecord(response.usage) ? tokenUsage(response.usage.input_tokens, response.usage.output_tokens) : undefined;
 
 /**
  * OpenAI Responses API: `POST /responses`. `instructions` carries the system
@@ -6,7 +20,7 @@ import { isRecord, tokenUsage, USER_AGENT, type WireFormat } from './wire-format
  * OpenAI's conversation storage, since a rewrite needs no server-side state.
  */
 export const openAIResponses: WireFormat = {
-  request: (apiKey, model, system, user) => ({
+  request: (apiKey, model, system, user, stream = false) => ({
     path: '/responses',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body: JSON.stringify({
@@ -14,6 +28,7 @@ export const openAIResponses: WireFormat = {
       instructions: system,
       input: [{ role: 'user', content: [{ type: 'input_text', text: user }] }],
       store: false,
+      ...(stream ? { stream: true } : {}),
     }),
   }),
   text(answer) {
@@ -28,5 +43,26 @@ export const openAIResponses: WireFormat = {
     return text;
   },
   // input_tokens counts cached input too; output_tokens counts reasoning tokens too.
-  usage: (answer) => (isRecord(answer) && isRecord(answer.usage) ? tokenUsage(answer.usage.input_tokens, answer.usage.output_tokens) : undefined),
+  usage: responseUsage,
+  // response.output_text.delta … response.completed; a failure is `response.failed` or `error`.
+  streamEvent(data) {
+    if (!isRecord(data)) return undefined;
+    switch (data.type) {
+      case 'response.output_text.delta':
+        return typeof data.delta === 'string' ? { text: data.delta } : undefined;
+      case 'response.completed':
+      case 'response.incomplete': {
+        const usage = responseUsage(data.response);
+        return usage ? { usage, end: true } : { end: true };
+      }
+      case 'response.failed': {
+        const error = isRecord(data.response) && isRecord(data.response.error) ? data.response.error : { message: 'response failed' };
+        return streamError(error);
+      }
+      case 'error':
+        return streamError(isRecord(data.error) ? data.error : data);
+      default:
+        return undefined;
+    }
+  },
 };

@@ -17,8 +17,25 @@ export interface TokenUsage {
   outputTokens: number;
 }
 
+/**
+ * What one server-sent event of a streamed answer says; undefined for events that say
+ * nothing we use (pings, bookkeeping). Usage may come in parts (Anthropic sends the
+ * input tokens first and the output tokens last); later parts replace earlier ones.
+ */
+export interface StreamEvent {
+  text?: string;
+  usage?: Partial<TokenUsage>;
+  /** The provider's own end-of-answer marker: without it, a stream that stops was cut. */
+  end?: true;
+  /** An error the provider reported inside the stream, as the HTTP answer it stands for. */
+  error?: { status: number; body: string };
+}
+
 export interface WireFormat {
-  request(apiKey: string, model: string, system: string, user: string): WireRequest;
+  /** `stream`: ask for the answer as server-sent events, read by `streamEvent`. */
+  request(apiKey: string, model: string, system: string, user: string, stream?: boolean): WireRequest;
+  /** One event's JSON data (or the `[DONE]` sentinel as that string). */
+  streamEvent(data: unknown): StreamEvent | undefined;
   /** The answer's text; undefined when the JSON is not of the shape this API promises. */
   text(answer: unknown): string | undefined;
   /** The tokens the answer reports; undefined when it reports none. */
