@@ -52,6 +52,53 @@ export function cleanModelOutput(text: string): string {
   return cleaned === '' ? original : cleaned;
 }
 
+/** How a preamble can begin; while the first line still could, the answer's start is undecided. */
+const PREAMBLE_START = new RegExp(String.raw`^${INTERJECTION}(?:\*\*)?(?:here|below|the\b|${REWRITE_ADJECTIVE})`, 'i');
+/** Shorter than this, a first line may be the start of any opener ("No problem! He…"). */
+const SHORTEST_DECIDABLE_OPENING = 32;
+/** Longer than this, a first line cannot be a preamble (PREAMBLE bounds its two free runs to 120). */
+const LONGEST_PREAMBLE_LINE = 400;
+const WHOLE_FENCE_FIRST_LINE = /^```[\w+.-]*[ \t]*\r?\n/;
+/** A fence line inside, followed by more text: the answer is not one wrapped block. */
+const FENCE_LINE_THEN_TEXT = /(?:^|\n)[ \t]*```[^\n]*\n[\s\S]*\S/;
+
+/**
+ * Whether every continuation of `text` (the start of a streamed answer) gets the same
+ * unwrapping at its start as `text` would: no preamble still being written, and no
+ * opening quote or fence whose wrapper status depends on how the answer ends.
+ * While it is false, a stream shows nothing, since what it showed might be removed.
+ */
+export function cleanupSettled(text: string): boolean {
+  const start = text.trimStart();
+  const newline = start.indexOf('\n');
+  if (newline === -1 && start.length < LONGEST_PREAMBLE_LINE && (start.length < SHORTEST_DECIDABLE_OPENING || PREAMBLE_START.test(start))) {
+    return false;
+  }
+  let rest = stripPreamble(start).trim();
+  if (rest.startsWith('```')) {
+    if (!rest.includes('\n')) return false;
+    if (WHOLE_FENCE_FIRST_LINE.test(rest) && !FENCE_LINE_THEN_TEXT.test(rest.slice(rest.indexOf('\n') + 1))) return false;
+    return true;
+  }
+  if (rest.startsWith('<') && !/[>\n]/.test(rest)) return false;
+  rest = stripEchoedTags(rest).trim();
+  const close = CLOSING_QUOTE[rest.charAt(0)];
+  return close === undefined || quoteInside(rest, rest.charAt(0), close);
+}
+
+/** A quote mark after the opening one with text after it: the answer is not one quoted span. */
+function quoteInside(text: string, open: string, close: string): boolean {
+  for (let i = 1; i < text.length; i++) {
+    const char = text.charAt(i);
+    if (char !== open && char !== close) continue;
+    // The last mark so far may yet be the closing one.
+    if (text.slice(i + 1).trim() === '') return false;
+    const apostrophe = (char === "'" || char === '’') && /\p{L}/u.test(text.charAt(i - 1)) && /\p{L}/u.test(text.charAt(i + 1));
+    if (!apostrophe) return true;
+  }
+  return false;
+}
+
 function stripPreamble(text: string): string {
   const match = PREAMBLE.exec(text);
   return match ? text.slice(match[0].length) : text;

@@ -74,6 +74,14 @@ function textViolations(rules: PersonaRules, text: string): RuleViolation[] {
 }
 
 export function applyFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
+  const { text: fixedText, fixed } = applyWordFixes(rules, text);
+  const signOff = fixSignOff(rules, fixedText);
+  if (signOff.count > 0) fixed['signOff'] = signOff.count;
+  return { text: signOff.text, fixed };
+}
+
+/** The fixes inside the text (emoji, vocabulary, casing), without the sign-off: what a stream can apply as it goes. */
+export function applyWordFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
   const fixed: Record<string, number> = {};
   const fixes = FIXES.filter(({ applies }) => applies(rules));
   let current = text;
@@ -91,9 +99,7 @@ export function applyFixes(rules: PersonaRules, text: string): { text: string; f
     }
     if (current === before) break;
   }
-  const signOff = fixSignOff(rules, current);
-  if (signOff.count > 0) fixed['signOff'] = signOff.count;
-  return { text: signOff.text, fixed };
+  return { text: current, fixed };
 }
 
 /** `original`: what `text` was rewritten from, for the `preserve` rule. */

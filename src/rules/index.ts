@@ -26,7 +26,7 @@
 export type { PersonaRules, RuleId, RuleViolation, VocabularyEntry } from './types.js';
 export { RULE_IDS } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
-export { checkText, applyFixes, enforce } from './engine.js';
+export { checkText, applyFixes, applyWordFixes, enforce } from './engine.js';
 export { needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
 export { preservedOriginal, type PreservedOriginal } from './preserve.js';
 export { findPreservedItems, type PreservedItem, type PreservedKind } from './preserved-items.js';

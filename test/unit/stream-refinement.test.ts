@@ -1,0 +1,103 @@
+/**
+ * Rules on a stream: whatever way the provider splits its answer, no piece shown ever
+ * holds text the non-streamed refine would have changed, and the pieces add up to the
+ * non-streamed result (without its repair call).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
+import { StreamRefinement } from '../../src/refine/stream-refinement.js';
+import { enforce, rulesFromAttributes } from '../../src/rules/index.js';
+
+const attributes = {
+  vocabulary: { customers: 'members', 'help desk': 'support team', 'sign up': 'join', 'e-mail': 'email' },
+  casing: ['Acme Cloud', 'GitHub', 'macOS', 'Persona Refine Pro'],
+  emoji: 'none',
+  signOff: 'Best,\nThe Acme Team',
+};
+const rules = rulesFromAttributes(attributes);
+
+/** Unfixed spellings of every vocabulary and casing phrase, as a model might write them. */
+const unfixed = ['customers', 'help desk', 'sign up', 'e-mail', 'acme cloud', 'github', 'MacOS', 'persona refine pro'];
+
+const nonStreamed = (answer: string) => enforce(rules, cleanModelOutput(answer)).text;
+
+function stream(pieces: string[], refinement = new StreamRefinement(rules)) {
+  const deltas = pieces.map((piece) => refinement.push(piece)).filter((delta) => delta !== '');
+  const end = refinement.finish();
+  if (end.rest !== '') deltas.push(end.rest);
+  return { deltas, end };
+}
+
+function splitAt(text: string, cuts: number[]): string[] {
+  const points = [0, ...cuts.sort((a, b) => a - b), text.length];
+  return points.slice(1).map((point, i) => text.slice(points[i], point));
+}
+
+describe('stream refinement', () => {
+  const phraseIn = (phrase: string) => `Dear team, our ${phrase} update ships today for everyone who asked.\n\nMore soon.`;
+
+  it.each(unfixed)('never shows "%s" unfixed, for every split into two and three pieces', (phrase) => {
+    const answer = phraseIn(phrase);
+    const expected = nonStreamed(answer);
+    const at = answer.indexOf(phrase);
+    for (let a = at; a <= at + phrase.length; a++) {
+      for (let b = a; b <= at + phrase.length + 1; b++) {
+        const { deltas, end } = stream(splitAt(answer, b === a ? [a] : [a, b]));
+        expect(end.diverged).toBe(false);
+        expect(deltas.join('')).toBe(expected);
+        expect(end.response).toBe(expected);
+        for (const delta of deltas) expect(delta).not.toContain(phrase);
+      }
+    }
+  });
+
+  it('holds back only what the longest phrase and the sign-off need, not the whole answer', () => {
+    const refinement = new StreamRefinement(rules);
+    const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
+    const shown = words.map((word) => refinement.push(`${word} `)).join('');
+    // Longest phrase 3 words, sign-off 4 words, 2 more: 9 words held.
+    expect(shown).toBe(words.slice(0, 31).join(' '));
+  });
+
+  it('property: any split of a text full of phrases streams exactly the non-streamed result', () => {
+    const fragment = fc.constantFrom(...unfixed, 'Customers', 'the', 'HELP DESK', '👋', 'https://github.com/acme/customers', '`github`', 'and', '\n', '.', ',');
+    fc.assert(
+      fc.property(fc.array(fragment, { minLength: 1, maxLength: 25 }), fc.array(fc.nat(), { maxLength: 6 }), (parts, cutSeeds) => {
+        const answer = parts.join(' ');
+        const cuts = cutSeeds.map((seed) => seed % (answer.length + 1));
+        const { deltas, end } = stream(splitAt(answer, cuts));
+        expect(end.diverged).toBe(false);
+        expect(deltas.join('')).toBe(nonStreamed(answer));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('holds an answer wrapped in quotes until its end decides, then strips them like the non-streamed path', () => {
+    const answer = '"Our customers can now sign up on github today."';
+    const { deltas } = stream(answer.split(/(?<= )/));
+    expect(deltas.join('')).toBe(nonStreamed(answer));
+    expect(deltas.join('')).not.toContain('"');
+  });
+
+  it('removes a preamble without showing it', () => {
+    const answer = 'Here is the rewritten text:\n\nOur customers love github and the help desk.';
+    const { deltas } = stream(answer.split(/(?<= )/));
+    expect(deltas.join('')).toBe(nonStreamed(answer));
+    expect(deltas.some((delta) => delta.includes('Here'))).toBe(false);
+  });
+
+  it('leaves code spans that close later unchanged, as the non-streamed path does', () => {
+    const answer = 'Run `acme sync --customers github` now, customers.';
+    const { deltas } = stream(answer.split(/(?<= )/));
+    expect(deltas.join('')).toBe(nonStreamed(answer));
+  });
+
+  it('without rules, only the cleanup applies', () => {
+    const refinement = new StreamRefinement(undefined);
+    const { deltas, end } = stream(['Plain ', 'text with customers ', 'and github.  '], refinement);
+    expect(deltas.join('')).toBe('Plain text with customers and github.');
+    expect(end.violations).toEqual([]);
+  });
+});
