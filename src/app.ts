@@ -14,7 +14,7 @@ import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
 import { installClientClosed } from './http/client-closed.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
-import { idempotency } from './http/idempotency.js';
+import { idempotency, idempotencyDeferral } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
 import { installLoadShedding } from './http/load-shedding.js';
 import { installMetrics } from './http/metrics-plugin.js';
@@ -156,6 +156,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
         concurrency: new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount),
         metrics,
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
+        deferIdempotency: idempotencyDeferral(idempotencyStore),
       });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });

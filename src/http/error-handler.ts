@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { codeForClientStatus, DomainError, errorStatus, notFound } from '../errors.js';
 import { validationMessage } from './validation.js';
 
@@ -46,16 +46,20 @@ export function sendError(reply: FastifyReply, error: DomainError): FastifyReply
   return reply.type('application/json; charset=utf-8').send({ error: error.status, message: error.message });
 }
 
+/** The DomainError an error is answered with, logged as every failed request is. */
+export function answeredError(error: unknown, request: FastifyRequest, bodyLimit = 0): DomainError {
+  const log: FastifyBaseLogger = request.log;
+  const domain = toDomainError(error, request, bodyLimit);
+  if (!domain) {
+    log.error({ err: error }, 'unhandled error');
+    return new DomainError('internal', 'internal error; the request id identifies it in our logs');
+  }
+  if (domain.status >= 500) log.warn({ err: domain.cause, code: domain.code, detail: domain.message }, 'request failed');
+  return domain;
+}
+
 export function installErrorHandling(app: FastifyInstance, bodyLimit: number): void {
-  app.setErrorHandler((error, request, reply) => {
-    const domain = toDomainError(error, request, bodyLimit);
-    if (!domain) {
-      request.log.error({ err: error }, 'unhandled error');
-      return sendError(reply, new DomainError('internal', 'internal error; the request id identifies it in our logs'));
-    }
-    if (domain.status >= 500) request.log.warn({ err: domain.cause, code: domain.code, detail: domain.message }, 'request failed');
-    return sendError(reply, domain);
-  });
+  app.setErrorHandler((error, request, reply) => sendError(reply, answeredError(error, request, bodyLimit)));
 
   app.setNotFoundHandler((request, reply) => {
     sendError(reply, routeNotFound(request));

@@ -121,3 +121,26 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
 
   return { preHandler, onSend, onResponse };
 }
+
+/** What a streamed answer stores for replay, or frees, once it has ended. */
+export interface IdempotencySettlement {
+  complete(answer: { status: number; headers: Record<string, string>; body: string }): Promise<void>;
+  release(): Promise<void>;
+}
+
+/**
+ * For an answer whose end comes long after onSend (a stream): takes the request's key
+ * out of the hooks' hands, for the route to settle when the answer has ended.
+ * Undefined when the request has no key (or it was replayed).
+ */
+export function idempotencyDeferral(store: IdempotencyRepository) {
+  return (request: FastifyRequest): IdempotencySettlement | undefined => {
+    const scope = request.idempotencyScope;
+    if (!scope) return undefined;
+    request.idempotencyScope = null;
+    return {
+      complete: (answer) => store.complete(scope, answer),
+      release: () => store.release(scope),
+    };
+  };
+}

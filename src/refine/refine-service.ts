@@ -15,6 +15,7 @@ import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import { buildUserMessage } from './prompt.js';
+import { type RefineStream, streamThroughProvider, wholeText } from './refine-stream.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -44,19 +45,42 @@ export class RefineService {
   }
 
   async refine(accountId: string, body: RefineBody, signal: AbortSignal): Promise<RefineResult> {
-    if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
-      throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
-    }
-    const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
-    const persona = await traced(loading, this.personas.get(accountId, body.personaId, body));
+    const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
       return { response: text, providerMs: 0, violations: remaining, personaVersion: persona.version };
     }
+    return this.throughProvider(persona, this.withKey(body), signal);
+  }
+
+  /**
+   * The same refine, streamed (refine-stream.ts). Resolves once the first text is there;
+   * everything that fails before that rejects exactly as `refine` does.
+   */
+  async refineStream(accountId: string, body: RefineBody, signal: AbortSignal): Promise<RefineStream> {
+    const persona = await this.persona(accountId, body);
+    if (body.provider === RULES_PROVIDER) {
+      const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
+      return { personaVersion: persona.version, pieces: wholeText({ response: text, violations: remaining, usage: undefined }) };
+    }
+    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs };
+    return streamThroughProvider(dependencies, persona, this.withKey(body), originalFor(persona, body.content), signal);
+  }
+
+  /** Validation that needs no I/O first (the provider id), then the persona lookup. */
+  private async persona(accountId: string, body: RefineBody): Promise<CompiledPersona> {
+    if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
+      throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
+    }
+    const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
+    return traced(loading, this.personas.get(accountId, body.personaId, body));
+  }
+
+  private withKey(body: RefineBody): RefineBody & { providerApiKey: string } {
     if (body.providerApiKey === undefined) {
       throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
     }
-    return this.throughProvider(persona, { ...body, providerApiKey: body.providerApiKey }, signal);
+    return { ...body, providerApiKey: body.providerApiKey };
   }
 
   private async throughProvider(

@@ -6,7 +6,7 @@
  * vocabulary or casing phrase's, the sign-off's and two more), and text inside a
  * construct still open (an inline code span, a link target, a wrapper at the start).
  */
-import { applyWordFixes, enforce, type PersonaRules, type RuleViolation } from '../rules/index.js';
+import { applyWordFixes, enforce, type PersonaRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
 import { cleanModelOutput, cleanupSettled } from './output-cleanup.js';
 
 export interface StreamEnd {
@@ -31,7 +31,11 @@ export class StreamRefinement {
   private head = '';
 
   /** `rules` undefined: the persona has none, and only the cleanup applies. */
-  constructor(private readonly rules: PersonaRules | undefined) {
+  constructor(
+    private readonly rules: PersonaRules | undefined,
+    /** The content's items the answer must keep (the preserve rule), checked at the end. */
+    private readonly original?: PreservedOriginal,
+  ) {
     if (rules === undefined) {
       this.heldWords = 1;
     } else {
@@ -52,7 +56,7 @@ export class StreamRefinement {
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
     const cleaned = cleanModelOutput(this.raw);
-    const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned);
+    const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
     const diverged = !result.text.startsWith(this.shown);
     const rest = diverged ? '' : result.text.slice(this.shown.length);
     this.shown += rest;

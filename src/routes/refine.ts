@@ -1,22 +1,26 @@
 /** POST /v1/refine: HTTP only. The use case lives in RefineService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
 import { rateLimited } from '../errors.js';
-import type { IdempotencyHooks } from '../http/idempotency.js';
+import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { RefineBody, RefineResponse } from '../schemas/refine.js';
+import { sendRefineStream } from './refine-stream.js';
 
 export interface RefineRouteOptions {
   refine: RefineService;
   concurrency: ConcurrencyLimiter;
   metrics: Metrics;
   idempotency: IdempotencyHooks;
+  /** Takes a request's Idempotency-Key over, for a stream to settle once it ended. */
+  deferIdempotency: (request: FastifyRequest) => IdempotencySettlement | undefined;
 }
 
-export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async (app, { refine, concurrency, metrics, idempotency }) => {
+export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async (app, { refine, concurrency, metrics, idempotency, deferIdempotency }) => {
   app.post('/refine', {
     ...idempotency,
     schema: {
@@ -28,6 +32,10 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         '(e.g. `avoid=1,maxWords=1,preserve=2`) when the persona\'s rules are still broken after the fixes and one repair call; ' +
         '`preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. ' +
         'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. ' +
+        'With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` ' +
+        '(each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. ' +
+        'A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; ' +
+        'what only the model can fix gets no repair call and is reported in `done.violations`. ' +
         '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       headers: IdempotencyHeaders,
@@ -49,7 +57,17 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       reply.raw.once('close', onClose);
       // Gone already (while the body arrived or a replay waited): do not start paying the provider.
       if (request.raw.socket.destroyed) disconnected.abort();
+      let streaming = false;
       try {
+        if (request.body.stream === true) {
+          const refined = await refine.refineStream(accountId, request.body, disconnected.signal);
+          streaming = true;
+          const finished = () => {
+            reply.raw.off('close', onClose);
+            release();
+          };
+          return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished });
+        }
         const result = await refine.refine(accountId, request.body, disconnected.signal);
         const total = reply.elapsedTime;
         reply.header('x-persona-version', String(result.personaVersion));
@@ -57,8 +75,11 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
       } finally {
-        reply.raw.off('close', onClose);
-        release();
+        // A stream holds its slot and watches its client until it ends.
+        if (!streaming) {
+          reply.raw.off('close', onClose);
+          release();
+        }
       }
     },
   });

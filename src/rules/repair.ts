@@ -19,11 +19,16 @@ export function needsModelRepair(violations: readonly RuleViolation[]): boolean 
 
 /** "avoid=2,maxWords=1": rule ids in a fixed order, '' when there is nothing to report. */
 export function summarizeViolations(violations: readonly RuleViolation[]): string {
+  return Object.entries(countViolations(violations))
+    .map(([rule, count]) => `${rule}=${count}`)
+    .join(',');
+}
+
+/** Rule id → count, in RULE_IDS order: `{ "avoid": 1, "maxWords": 1 }`. */
+export function countViolations(violations: readonly RuleViolation[]): Partial<Record<RuleId, number>> {
   const counts = new Map<RuleId, number>();
   for (const violation of violations) counts.set(violation.rule, (counts.get(violation.rule) ?? 0) + 1);
-  return RULE_IDS.filter((rule) => counts.has(rule))
-    .map((rule) => `${rule}=${counts.get(rule)}`)
-    .join(',');
+  return Object.fromEntries(RULE_IDS.filter((rule) => counts.has(rule)).map((rule) => [rule, counts.get(rule)]));
 }
 
 /**

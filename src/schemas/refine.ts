@@ -19,6 +19,13 @@ export const RefineBody = Type.Object(
     ...PersonaPinFields,
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to refine' }),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides the provider's default model" })),
+    stream: Type.Optional(
+      Type.Boolean({
+        description:
+          'Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` ' +
+          '`{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false.',
+      }),
+    ),
   },
   {
     additionalProperties: false,
@@ -35,6 +42,34 @@ export const RefineResponse = Type.Object(
   { additionalProperties: false },
 );
 export type RefineResponse = Static<typeof RefineResponse>;
+
+/** Rule id → how many times the answer still breaks it, as X-Persona-Violations counts them. */
+const ViolationCounts = Type.Record(Type.String(), Type.Integer({ minimum: 1 }), {
+  description: 'Rules still broken, by rule id (`{}` when none); a stream gets no repair call',
+});
+
+export const StreamUsage = Type.Object(
+  {
+    inputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    outputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { additionalProperties: false, description: 'The tokens the provider reported (`{}` when it reported none)' },
+);
+
+/** `event: delta` of a streamed refine. */
+export const StreamDelta = Type.Object({ text: Type.String({ description: 'The next piece of the refined text' }) }, { additionalProperties: false });
+export type StreamDelta = Static<typeof StreamDelta>;
+
+/** `event: done`, the last event of a streamed refine that succeeded. */
+export const StreamDone = Type.Object(
+  {
+    response: Type.String({ description: "Exactly the concatenation of every delta's text" }),
+    violations: ViolationCounts,
+    usage: StreamUsage,
+  },
+  { additionalProperties: false },
+);
+export type StreamDone = Static<typeof StreamDone>;
 
 export const CheckBody = Type.Object(
   {

@@ -1400,7 +1400,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.
          */
         post: {
             parameters: {
@@ -1428,6 +1428,8 @@ export interface paths {
                         content: string;
                         /** @description Overrides the provider's default model */
                         model?: string;
+                        /** @description Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` `{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false. */
+                        stream?: boolean;
                     };
                 };
             };

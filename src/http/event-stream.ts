@@ -1,0 +1,40 @@
+/**
+ * A text/event-stream response body: named events whose `data` is one JSON object,
+ * and a comment every 15 s so that proxies and load balancers do not close an idle stream.
+ */
+import { PassThrough } from 'node:stream';
+
+export const KEEP_ALIVE_MS = 15_000;
+
+export const EVENT_STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache',
+  // nginx buffers proxied answers unless told not to, which would hold every event back.
+  'x-accel-buffering': 'no',
+};
+
+/** One event as it goes on the wire (JSON has no raw line breaks, so one `data:` line holds it). */
+export const formatEvent = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+export class EventStream {
+  readonly body = new PassThrough();
+  private readonly keepAlive: NodeJS.Timeout;
+
+  constructor(keepAliveMs = KEEP_ALIVE_MS) {
+    this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), keepAliveMs);
+  }
+
+  send(name: string, data: unknown): void {
+    this.write(formatEvent(name, data));
+  }
+
+  end(): void {
+    clearInterval(this.keepAlive);
+    if (!this.body.destroyed) this.body.end();
+  }
+
+  private write(text: string): void {
+    // Gone with the client: what is left to say has nobody to hear it.
+    if (!this.body.destroyed && !this.body.writableEnded) this.body.write(text);
+  }
+}
