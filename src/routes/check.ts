@@ -1,6 +1,7 @@
 /** POST /v1/check: lint text against a persona's rules. HTTP only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { PersonaCheck } from '../refine/persona-check.js';
+import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
 
@@ -17,7 +18,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
         '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
-      response: { 200: { description: 'The verdict', ...CheckResponse }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'The verdict', headers: PersonaVersionHeader, ...CheckResponse }, ...commonErrors, ...notFoundError },
     },
     handler: async (request, reply) => {
       const { verdict, personaVersion } = await checker.check(request.principal.accountId, request.body);

@@ -7,6 +7,7 @@ import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
+import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { RefineBody, RefineResponse } from '../schemas/refine.js';
 import { sendRefineStream } from './refine-stream.js';
@@ -40,7 +41,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       security: [{ bearerAuth: [] }],
       headers: IdempotencyHeaders,
       body: RefineBody,
-      response: { 200: { description: 'The refined text', ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
+      response: { 200: { description: 'The refined text', headers: PersonaVersionHeader, ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
     },
     handler: async (request, reply) => {
       const { accountId } = request.principal;

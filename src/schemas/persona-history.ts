@@ -22,7 +22,9 @@ export type PersonaVersion = Static<typeof PersonaVersion>;
 
 export const PersonaVersionList = Type.Array(Type.Ref('PersonaVersion'));
 
-export const VersionNumber = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: 'Version number (1, 2, 3 …)' });
+/** Stored as a 32-bit integer on PostgreSQL: a larger number is a 400, not a database error. */
+export const VERSION_MAX = 2_147_483_647;
+export const VersionNumber = Type.Integer({ minimum: 1, maximum: VERSION_MAX, description: 'Version number (1, 2, 3 …)' });
 
 export const VersionParams = Type.Object({ id: Type.String({ description: 'Persona id' }), version: VersionNumber });
 export type VersionParams = Static<typeof VersionParams>;
@@ -34,7 +36,7 @@ export const LabelParams = Type.Object({
 export type LabelParams = Static<typeof LabelParams>;
 
 export const SetLabelBody = Type.Object(
-  { version: Type.Integer({ minimum: 1, description: 'An existing version of the persona the label should point at' }) },
+  { version: Type.Integer({ minimum: 1, maximum: VERSION_MAX, description: 'An existing version of the persona the label should point at' }) },
   { additionalProperties: false },
 );
 export type SetLabelBody = Static<typeof SetLabelBody>;
@@ -47,7 +49,7 @@ export type PersonaLabels = Static<typeof PersonaLabels>;
 export const ListVersionsQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Page size; enables paging' })),
-    cursor: Type.Optional(Type.Integer({ minimum: 0, description: 'Cursor from the previous page\'s Link header (the last version it held)' })),
+    cursor: Type.Optional(Type.Integer({ minimum: 0, maximum: VERSION_MAX, description: 'Cursor from the previous page\'s Link header (the last version it held)' })),
   },
   { additionalProperties: false },
 );
@@ -55,8 +57,13 @@ export type ListVersionsQuery = Static<typeof ListVersionsQuery>;
 
 /** On refine and check: which version of the persona to use. */
 export const PersonaPinFields = {
-  personaVersion: Type.Optional(Type.Integer({ minimum: 1, description: 'Use this version of the persona instead of the newest; not with personaLabel' })),
+  personaVersion: Type.Optional(Type.Integer({ minimum: 1, maximum: VERSION_MAX, description: 'Use this version of the persona instead of the newest; not with personaLabel' })),
   personaLabel: Type.Optional(
     Type.String({ minLength: 1, maxLength: LABEL_MAX_LENGTH, description: `Use the version this label points at (${LABEL_RULE}); not with personaVersion` }),
   ),
+};
+
+/** Response headers of refine and check, for the OpenAPI document. */
+export const PersonaVersionHeader = {
+  'X-Persona-Version': Type.Integer({ description: 'The persona version used: the pinned one, else the newest' }),
 };

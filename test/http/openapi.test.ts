@@ -57,6 +57,7 @@ describe('the OpenAPI document', () => {
     for (const operation of ['/v1/refine', '/v1/check']) {
       const body = document.paths[operation].post.requestBody.content['application/json'].schema;
       expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['personaVersion', 'personaLabel']));
+      expect(document.paths[operation].post.responses['200'].headers['X-Persona-Version'].schema.type).toBe('integer');
     }
   });
 

@@ -86,6 +86,7 @@ describe.each(storageTargets)('pinning refine and check to a persona version on 
     const bad = await rules({ personaLabel: 'Prod!' });
     expect(bad.status).toBe(400);
     expect((await rules({ personaVersion: 0 })).status).toBe(400);
+    expect((await rules({ personaVersion: 1e300 })).status).toBe(400);
     expect((await rules({ personaVersion: '1' })).status).toBe(400);
     expect(f.fake.requestCount).toBe(before);
   });

@@ -159,6 +159,15 @@ describe.each(storageTargets)('persona versions and labels on $engine', (target)
     expect(unknownVersion.status).toBe(404);
     expect(await unknownVersion.json()).toEqual({ error: 404, message: `version 5 of persona "${id}" not found` });
     expect((await labelPut(id, 'production', { version: 0 })).status).toBe(400);
+    // Numbers beyond what the database stores are a 400, not a database error.
+    for (const version of [2147483648, 1e300]) {
+      const huge = await labelPut(id, 'production', { version });
+      expect(huge.status).toBe(400);
+      expect(await huge.json()).toEqual({ error: 400, message: 'version must be at most 2147483647' });
+    }
+    expect((await server.request(`/v1/personas/${id}/versions/2147483648`)).status).toBe(400);
+    expect((await server.request(`/v1/personas/${id}/versions?cursor=1000000000000`)).status).toBe(400);
+    expect((await server.request(`/v1/personas/${id}/versions/2147483648/restore`, { method: 'POST' })).status).toBe(400);
     expect((await labelPut(id, 'production', { version: 1, extra: true })).status).toBe(400);
     expect((await labelPut(id, 'production', {})).status).toBe(400);
 

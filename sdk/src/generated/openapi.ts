@@ -1437,6 +1437,8 @@ export interface paths {
                 /** @description The refined text */
                 200: {
                     headers: {
+                        /** @description The persona version used: the pinned one, else the newest */
+                        "X-Persona-Version"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1601,6 +1603,8 @@ export interface paths {
                 /** @description The verdict */
                 200: {
                     headers: {
+                        /** @description The persona version used: the pinned one, else the newest */
+                        "X-Persona-Version"?: number;
                         [name: string]: unknown;
                     };
                     content: {
