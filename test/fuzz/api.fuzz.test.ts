@@ -60,8 +60,16 @@ const idSegment = fc.oneof(
 );
 const method = fc.constantFrom('GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS');
 const path = fc.oneof(
-  fc.constantFrom('/v1/personas', '/v1/refine', '/v1/check', '/v1/openapi.json', '/healthz', '/readyz', '/v1', '/'),
+  fc.constantFrom('/v1/personas', '/v1/refine', '/v1/check', '/v1/openapi.json', '/v1/providers', '/v1/audit', '/v1/usage', '/healthz', '/readyz', '/v1', '/'),
   idSegment.map((id) => `/v1/personas/${id}`),
+  fc.tuple(fc.constantFrom('{id}', '01a20097-9207-7000-9c41-72893e6c0112'), fc.constantFrom('versions', 'labels', 'versions/1', 'versions/1/restore', 'labels/latest', 'labels/stable'))
+    .map(([id, rest]) => `/v1/personas/${id}/${rest}`),
+  fc.tuple(fc.constantFrom('versions', 'labels'), idSegment).map(([kind, segment]) => `/v1/personas/{id}/${kind}/${segment}`),
+  fc.tuple(
+    fc.constantFrom('/v1/audit', '/v1/usage'),
+    fc.constantFrom('from', 'to', 'personaId', 'limit', 'cursor'),
+    fc.oneof(fc.string({ maxLength: 30 }).map(encodeURIComponent), fc.constantFrom('-1', '1e9', '0', '2026-13-45', '2026-01-01T00:00:00Z', '%00', '%ZZ', 'a'.repeat(600))),
+  ).map(([p, name, value]) => `${p}?${name}=${value}`),
   fc.tuple(fc.constantFrom('/v1/personas', '/v1/refine'), fc.string({ maxLength: 30 })).map(([p, q]) => `${p}?${encodeURIComponent(q)}=${encodeURIComponent(q)}`),
   fc.constantFrom('/v1/personas?limit=-1', '/v1/personas?limit=1e9', '/v1/personas?limit=1&cursor=%00', '/v1/personas?limit=2&limit=3'),
 );
