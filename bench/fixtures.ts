@@ -26,6 +26,15 @@ export const PERSONA = {
   },
 };
 
+/**
+ * The persona the refine, peer and many-in-flight scenarios use: tone and formality, no rule
+ * attributes (the figures' reference refine). Only the rules every persona has still run.
+ */
+export const REFINE_PERSONA = {
+  name: 'Friendly support',
+  attributes: { tone: 'warm, direct', formality: 'casual' },
+};
+
 /** ~600 characters of typical model output to rewrite. */
 export const CONTENT =
   'Thank you for reaching out to us regarding your recent order. We sincerely apologize for any ' +
@@ -41,14 +50,14 @@ export function refineBody(personaId: string): string {
 }
 
 /** Creates `count` personas through the API; returns their ids, oldest first. */
-export async function seedPersonas(serviceUrl: string, count: number): Promise<string[]> {
+export async function seedPersonas(serviceUrl: string, count: number, persona: { name: string; attributes: Record<string, unknown> } = PERSONA): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < count; i++) {
     for (let attempt = 1; ; attempt++) {
       const response = await fetch(`${serviceUrl}/v1/personas`, {
         method: 'POST',
         headers: JSON_AUTH,
-        body: JSON.stringify({ ...PERSONA, name: `${PERSONA.name} ${i + 1}` }),
+        body: JSON.stringify({ ...persona, name: `${persona.name} ${i + 1}` }),
       });
       const body = (await response.json()) as { id?: string };
       // Just started on a busy machine, the service may shed load (503 + Retry-After) for a moment.

@@ -116,11 +116,12 @@ function logTail(path: string): string {
   }
 }
 
-/** Extra node flags for every service started from now on (`--cpu-prof` runs of the bench). */
+/** Extra node flags for every service started from now on (`--cpu-prof` and `--node-flag` runs of the bench). */
 const serviceNodeArgs: string[] = [];
-export function profileServices(dir: string): void {
-  serviceNodeArgs.push('--cpu-prof', '--cpu-prof-dir', dir);
+export function addServiceNodeFlags(...flags: string[]): void {
+  serviceNodeArgs.push(...flags);
 }
+export const profileServices = (dir: string) => addServiceNodeFlags('--cpu-prof', '--cpu-prof-dir', dir);
 
 export interface ServiceOptions {
   /** Names the log file under bench/results/logs/. */

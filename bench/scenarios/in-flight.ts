@@ -3,7 +3,7 @@
  * fake provider that takes seconds to answer. All must succeed and the service's memory
  * (whole process tree, sampled every 100 ms) must stay bounded.
  */
-import { API_KEY, JSON_AUTH, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
+import { API_KEY, JSON_AUTH, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
 import { burst } from '../load.js';
 import { ensureAlive, sampleRss, startFakeProvider, startService, treeRssBytes } from '../processes.js';
 import { type ScenarioResult, cpu, info, judged, mb } from '../report.js';
@@ -50,7 +50,7 @@ export async function inFlight(s: Settings): Promise<ScenarioResult> {
       },
     });
     try {
-      const [personaId] = await seedPersonas(service.url, 1);
+      const [personaId] = await seedPersonas(service.url, 1, REFINE_PERSONA);
       const idleRss = treeRssBytes(service.pid);
       const rss = sampleRss(service.pid, 100);
       const gauge = pollInFlight(service.url);

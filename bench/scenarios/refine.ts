@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeProviderServer } from '../../test/fakes/provider-server.js';
 import { publicBasePath } from '../../test/fakes/provider-wire-formats.js';
-import { API_KEY, JSON_AUTH, PROVIDER_KEY, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
+import { API_KEY, JSON_AUTH, PROVIDER_KEY, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
 import { type Latency, type Target, type Throughput, closedLoop, median, openLoop } from '../load.js';
 import { type Proc, RESULTS_DIR, ensureAlive, startBareProxy, startFakeProvider, startService } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, ms, percent, perSecond } from '../report.js';
@@ -28,7 +28,7 @@ export async function withService<T>(name: string, fakeUrl: string, use: (servic
   try {
     const service = await startService({ name, databaseUrl: database.url, apiKey: API_KEY, env: { PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fakeUrl) } });
     try {
-      const [personaId] = await seedPersonas(service.url, 1);
+      const [personaId] = await seedPersonas(service.url, 1, REFINE_PERSONA);
       return await use(service, personaId!);
     } finally {
       await service.stop();
