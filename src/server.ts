@@ -11,6 +11,7 @@ import { buildApp } from './app.js';
 import { runSupervisor } from './cluster.js';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { connectRedis } from './limits/redis.js';
+import { flushLogs } from './logging/log-destination.js';
 import { closeTransportPools, warmTransport } from './providers/index.js';
 import { AccountRepository } from './storage/account-repository.js';
 import { openStorage, type Storage } from './storage/database.js';
@@ -71,8 +72,11 @@ async function serve(config: Config, storage: Storage, issued?: IssuedKey): Prom
 
   await app.listen({ port: config.port, host: config.host });
   const base = baseUrl(config.host, (app.server.address() as AddressInfo).port);
+  // Log lines are written in batches: the start-up lines go out now, before and after the banner.
+  flushLogs();
   if (issued) printFirstStart(issued, base);
   app.log.info(`Persona Studio at ${base}/studio/, API docs at ${base}/docs`);
+  flushLogs();
   warmTransport();
 }
 

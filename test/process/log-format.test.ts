@@ -65,6 +65,22 @@ describe('log lines', () => {
     expect(output).not.toContain('{"level"');
   });
 
+  it('are written in batches, yet a request line appears within about a second while the server runs', async () => {
+    const server = await startServerProcess(database('batched'));
+    try {
+      // The start-up lines are written at once, before the server says where it listens.
+      expect(logLines(server.output()).some((line) => line.includes('"msg":"Server listening at'))).toBe(true);
+      const id = 'batched-log-probe';
+      await fetch(`${server.url}/healthz`, { headers: { 'x-request-id': id } });
+      const written = () => logLines(server.output()).some((line) => line.includes(`"reqId":"${id}"`) && line.includes('"msg":"request completed"'));
+      // No further traffic fills the batch: the line goes out on the timer, not when the process exits.
+      await expect.poll(written, { timeout: 5_000, interval: 100 }).toBe(true);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('refuses an unknown LOG_FORMAT with one line naming the variable', async () => {
     const { code, output } = await runServerExpectingFailure({ ...database('bad'), LOG_FORMAT: 'xml' });
     expect(code).toBe(1);
