@@ -39,6 +39,7 @@ import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
 import { personaHistoryRoutes } from './routes/persona-history.js';
 import { personaRoutes } from './routes/personas.js';
+import { providerRoutes } from './routes/providers.js';
 import { refineRoutes } from './routes/refine.js';
 import { studioRoutes } from './routes/studio.js';
 import { AuditEvent } from './schemas/audit.js';
@@ -159,6 +160,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
         deferIdempotency: idempotencyDeferral(idempotencyStore),
       });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
+      await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
     },
     { prefix: '/v1' },

@@ -2,7 +2,7 @@
 import { Audit } from './audit.js';
 import { Personas } from './personas.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
-import type { CheckInput, CheckResult, RefineInput, RefineResult } from './types.js';
+import type { CheckInput, CheckResult, Provider, RefineInput, RefineResult } from './types.js';
 
 export interface PersonaRefineOptions {
   /** Your persona-refine API key (`prk_…`). */
@@ -57,6 +57,11 @@ export class PersonaRefine {
     const { body, headers } = await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options);
     Object.defineProperty(body, 'violations', { value: parseViolations(headers.get('x-persona-violations')), enumerable: false });
     return withPersonaVersion(body, headers);
+  }
+
+  /** The providers this instance can call, operator-declared ones and `rules` included, and whether each needs a key. */
+  async providers(options?: CallOptions): Promise<Provider[]> {
+    return (await this.transport.call<Provider[]>({ method: 'GET', path: '/providers' }, options)).body;
   }
 
   /**

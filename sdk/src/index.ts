@@ -15,6 +15,7 @@ export type {
   PersonaLabels,
   PersonaVersion,
   PersonaWithEtag,
+  Provider,
   RefineInput,
   RefineResult,
   UpdatePersonaInput,

@@ -27,6 +27,8 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
      */
     readonly violations: Readonly<Record<string, number>>;
   };
+/** A provider this instance can call, from GET /v1/providers. */
+export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
 export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]> & UsedPersonaVersion;
 export type PersonaVersion = components['schemas']['PersonaVersion'];

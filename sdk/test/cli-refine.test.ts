@@ -136,16 +136,26 @@ describe('persona-refine refine', () => {
   it('exits 2 naming the variable when the provider key is missing', async () => {
     const result = await cli(refineArgs(), { env: { ...env(), PERSONA_REFINE_PROVIDER_KEY: undefined } });
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/set PERSONA_REFINE_PROVIDER_KEY to your openai API key/);
+    expect(result.stderr).toMatch(/set PERSONA_REFINE_PROVIDER_KEY to your OpenAI API key/);
   });
 
-  it('needs no provider key for the offline "rules" provider, and sends none', async () => {
-    const result = await cli(['refine', '--persona', personaId, '--provider', 'rules'], {
-      stdin: 'hello from stdin',
-      env: { ...env(), PERSONA_REFINE_PROVIDER_KEY: undefined },
-    });
-    expect(result).toMatchObject({ code: 0, stdout: 'hello from stdin\n' });
+  it('exits 2 for a provider the service does not offer, naming the ones it does (from GET /v1/providers)', async () => {
+    const result = await cli(['refine', '--persona', personaId, '--provider', 'opnai'], { stdin: 'hello from stdin' });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/unknown provider "opnai"; this service offers openai, anthropic, .*, rules/);
     expect(fake.requestCount).toBe(0);
+  });
+
+  it('needs no provider key for the offline "rules" provider, and sends none even when one is set', async () => {
+    for (const providerKey of [undefined, PROVIDER_KEY]) {
+      const result = await cli(['refine', '--persona', personaId, '--provider', 'rules'], {
+        stdin: 'hello from stdin',
+        env: { ...env(), PERSONA_REFINE_PROVIDER_KEY: providerKey },
+      });
+      expect(result).toMatchObject({ code: 0, stdout: 'hello from stdin\n' });
+    }
+    expect(fake.requestCount).toBe(0);
+    expect(server.logs.join('')).not.toContain(PROVIDER_KEY);
   });
 
   it('a failed stdin refine exits 1 with the service\'s message', async () => {

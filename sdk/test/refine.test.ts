@@ -96,4 +96,11 @@ describe('client.refine against a real server and a fake provider', () => {
     expect(error).toMatchObject({ status: 400, source: 'service' });
     expect(error.message).toMatch(/openai/);
   });
+
+  it('providers() lists what the service can call, with the default model and whether a key is needed', async () => {
+    const providers = await client.providers();
+    expect(providers[0]).toEqual({ id: 'openai', name: 'OpenAI', defaultModel: 'gpt-5.4-mini', requiresKey: true });
+    expect(providers.at(-1)).toEqual({ id: 'rules', name: 'Rules only (no model)', defaultModel: null, requiresKey: false });
+    expect(providers.map((provider) => provider.id)).toEqual(['openai', 'anthropic', 'google', 'mistral', 'groq', 'deepseek', 'xai', 'rules']);
+  });
 });

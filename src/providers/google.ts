@@ -3,6 +3,7 @@ import { googleGenerateContent } from './wire/google-generate-content.js';
 
 /** Gemini API (`POST /v1beta/models/{model}:generateContent`, `x-goog-api-key`). */
 export const google: ProviderDefinition = {
+  name: 'Google Gemini',
   defaultBaseUrl: 'https://generativelanguage.googleapis.com/v1beta',
   // The alias follows Google's current Flash model, so retirements do not break a deployment.
   defaultModel: 'gemini-flash-latest',

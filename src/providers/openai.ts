@@ -8,6 +8,7 @@ import { openAIResponses } from './wire/openai-responses.js';
  * (PROVIDER_BASE_URL_OPENAI_CHAT + PROVIDER_MODEL_OPENAI_CHAT), which speaks `/chat/completions`.
  */
 export const openai: ProviderDefinition = {
+  name: 'OpenAI',
   defaultBaseUrl: 'https://api.openai.com/v1',
   defaultModel: 'gpt-5.4-mini',
   wire: openAIResponses,

@@ -5,6 +5,8 @@ import type { WireFormat } from './wire/wire-format.js';
  * (deadline, abort, retries, error mapping), so a provider file stays a few lines.
  */
 export interface ProviderDefinition {
+  /** How people name it (GET /v1/providers); an operator-declared provider goes by its id. */
+  name?: string;
   /**
    * The public endpoint unless PROVIDER_BASE_URL_<ID> says otherwise. Always
    * explicit, so nothing in the environment (OPENAI_BASE_URL…) can redirect a caller's key.

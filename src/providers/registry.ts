@@ -51,9 +51,17 @@ export interface ProviderTextStream {
   usage(): TokenUsage | undefined;
 }
 
+export interface ProviderDescription {
+  id: string;
+  name: string;
+  defaultModel: string;
+}
+
 export interface ProviderRegistry {
   /** Built-in ids first, then operator-declared ones. */
   ids(): string[];
+  /** Every provider, in the order of ids(). */
+  describe(): ProviderDescription[];
   has(id: string): boolean;
   defaultModel(id: string): string;
   /**
@@ -149,6 +157,7 @@ export function createProviderRegistry(
   return {
     stream,
     ids: () => [...ids],
+    describe: () => ids.map((id) => ({ id, name: lookup(id).definition.name ?? id, defaultModel: lookup(id).model })),
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
     async generate(id, call, budget) {

@@ -3,6 +3,7 @@ import { chatCompletions } from './wire/chat-completions.js';
 
 /** xAI chat completions (`POST /v1/chat/completions`, Bearer key). */
 export const xai: ProviderDefinition = {
+  name: 'xAI',
   defaultBaseUrl: 'https://api.x.ai/v1',
   // Non-reasoning: a rewrite gains nothing from thinking tokens but would pay their latency.
   defaultModel: 'grok-4-1-fast-non-reasoning',

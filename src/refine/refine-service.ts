@@ -11,6 +11,7 @@ import {
   enforce, hasRules, needsModelRepair, preservedOriginal, repairInstructions,
   type PreservedOriginal, type RuleViolation,
 } from '../rules/index.js';
+import type { ProviderInfo } from '../schemas/providers.js';
 import type { RefineBody } from '../schemas/refine.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
@@ -39,6 +40,14 @@ export class RefineService {
     private readonly metrics: Metrics,
     private readonly tracer: Tracer = noTracing,
   ) {}
+
+  /** Every provider a refine may name: the registry's, then `rules`. */
+  listProviders(): ProviderInfo[] {
+    return [
+      ...this.providers.describe().map((provider) => ({ ...provider, requiresKey: true })),
+      { id: RULES_PROVIDER, name: 'Rules only (no model)', defaultModel: null, requiresKey: false },
+    ];
+  }
 
   providerIds(): string[] {
     return [...this.providers.ids(), RULES_PROVIDER];

@@ -34,6 +34,7 @@ describe('the OpenAPI document', () => {
       'delete /v1/personas/{id}/labels/{label}',
       'get /v1/audit',
       'get /v1/usage',
+      'get /v1/providers',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),

@@ -56,6 +56,34 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     expect(stored).toContain(SESSION_KEY_NAME);
   });
 
+  it('offers exactly the providers GET /v1/providers lists, operator-declared ones included, without a failing request', async () => {
+    const calls: string[] = [];
+    const failures: string[] = [];
+    page.on('request', (request) => calls.push(`${request.method()} ${new URL(request.url()).pathname}`));
+    page.on('response', (response) => {
+      if (response.status() >= 400) failures.push(`${response.status()} ${response.url()}`);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') failures.push(message.text());
+    });
+    await page.reload();
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    const provider = page.getByLabel('Provider', { exact: true });
+    await provider.locator('option[value="rules"]').waitFor({ state: 'attached' });
+    expect(calls).toContain('GET /v1/providers');
+    expect(calls).not.toContain('POST /v1/refine');
+    expect(failures).toEqual([]);
+    const listed = ((await (await f.server.request('/v1/providers')).json()) as { name: string }[]).map((entry) => entry.name);
+    expect(await provider.locator('option').allTextContents()).toEqual([...listed, 'Other…']);
+    expect(listed).toContain('localllm');
+
+    await provider.selectOption('localllm');
+    await page.getByText('Leave empty for localllm’s default model, llama3.2.').waitFor();
+    await provider.selectOption('rules');
+    await page.getByText('This provider needs no key.').waitFor();
+    await page.getByText('This provider uses no model.').waitFor();
+  });
+
   it('says in plain words that the provider rejected the key', async () => {
     f.fake.setBehaviour('rejectKey');
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);

@@ -2,18 +2,24 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError, asSentence } from '../../studio/src/api/api-error.js';
 import { personaFieldOf, plainError } from '../../studio/src/api/plain-errors.js';
-import { parseSupportedProviders } from '../../studio/src/api/providers.js';
+import { type Provider, providerNames } from '../../studio/src/api/providers.js';
 import { formatMs, parseServerTiming } from '../../studio/src/api/server-timing.js';
 import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS } from '../../src/personas/catalogue/index.js';
 import { FIELD_GROUPS, formCanEdit, isAcceptedValue } from '../../studio/src/personas/attribute-fields.js';
 import { withAttribute } from '../../studio/src/personas/attributes.js';
 
-const fromProvider = (message: string, retryAfter?: number) => plainError(new ApiError(400, message, 'provider', retryAfter));
+/** As GET /v1/providers lists them (test/http/providers.test.ts checks the service's list). */
+const PROVIDERS: Provider[] = [
+  ['openai', 'OpenAI'], ['anthropic', 'Anthropic'], ['google', 'Google Gemini'], ['mistral', 'Mistral'],
+  ['groq', 'Groq'], ['deepseek', 'DeepSeek'], ['xai', 'xAI'], ['localllm', 'localllm'],
+].map(([id, name]) => ({ id: id!, name: name!, defaultModel: 'm', requiresKey: true }));
+const fromProvider = (message: string, retryAfter?: number) =>
+  plainError(new ApiError(400, message, 'provider', retryAfter), providerNames(PROVIDERS));
 
 describe('plain words for failures', () => {
   it.each([
     ['provider "openai" rejected providerApiKey (HTTP 401)', 'OpenAI did not accept your API key. Check the provider key and try again.'],
-    ['provider "google" rejected providerApiKey (HTTP 400)', 'Google did not accept your API key. Check the provider key and try again.'],
+    ['provider "google" rejected providerApiKey (HTTP 400)', 'Google Gemini did not accept your API key. Check the provider key and try again.'],
     ['provider "anthropic" rejected the request (HTTP 404): model: claude-x not found', 'Anthropic refused the request: Model: claude-x not found.'],
     ['provider "mistral" is overloaded (HTTP 529): busy', 'Mistral is overloaded right now. Try again in a moment.'],
     ['provider "groq" failed (HTTP 500): oops', 'Groq had an internal error (HTTP 500). Try again in a moment.'],
@@ -58,9 +64,12 @@ describe('reading the service', () => {
     expect([formatMs(1.234), formatMs(123.4), formatMs(2500)]).toEqual(['1.2 ms', '123 ms', '2.50 s']);
   });
 
-  it('reads the provider list out of the unknown-provider message', () => {
-    expect(parseSupportedProviders('unknown provider "?"; supported: openai, anthropic, rules, localllm')).toEqual(['openai', 'anthropic', 'rules', 'localllm']);
-    expect(parseSupportedProviders('personaId must not be empty')).toBeUndefined();
+  it('names providers as the service lists them, and an unlisted id by itself', () => {
+    const name = providerNames(PROVIDERS);
+    expect([name('xai'), name('localllm'), name('my-proxy')]).toEqual(['xAI', 'localllm', 'my-proxy']);
+    expect(plainError(new ApiError(400, 'provider "openai" rejected providerApiKey (HTTP 401)', 'provider'))).toBe(
+      'openai did not accept your API key. Check the provider key and try again.',
+    );
   });
 });
 

@@ -13,7 +13,6 @@ import { type CliContext, UsageError, readAll } from './io.js';
 import { type BatchCounts, Progress } from './progress.js';
 
 export const PROVIDER_KEY_VARIABLE = 'PERSONA_REFINE_PROVIDER_KEY';
-const RULES_PROVIDER = 'rules';
 const DEFAULT_CONCURRENCY = 4;
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
@@ -31,12 +30,15 @@ export async function refineCommand(args: string[], context: CliContext): Promis
   if (!persona) throw new UsageError('--persona ID is required');
   if (!provider) throw new UsageError('--provider NAME is required (e.g. openai, anthropic)');
   const keyVariable = values['provider-key-env'] ?? PROVIDER_KEY_VARIABLE;
-  // The "rules" provider only applies the persona's deterministic rules: no LLM, so no key to send.
-  const providerApiKey = provider === RULES_PROVIDER ? undefined : context.io.env[keyVariable];
-  if (provider !== RULES_PROVIDER && !providerApiKey) {
-    throw new UsageError(`set ${keyVariable} to your ${provider} API key (or name another variable with --provider-key-env)`);
-  }
   const concurrency = positiveInteger(values.concurrency ?? String(DEFAULT_CONCURRENCY), '--concurrency');
+  const stdin = positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-');
+  if (!stdin) {
+    if (positionals.includes('-')) throw new UsageError('"-" (stdin) cannot be mixed with files');
+    if (positionals.length > 1 && !out) throw new UsageError('--out DIR is needed to refine more than one file');
+    const names = new Set(positionals.map((file) => basename(file)));
+    if (out && names.size < positionals.length) throw new UsageError('two inputs share a file name; they would overwrite each other in --out');
+  }
+  const providerApiKey = await providerKeyFor(provider, keyVariable, context);
   const requestFor = (content: string): RefineInput => ({
     provider,
     personaId: persona,
@@ -45,16 +47,26 @@ export async function refineCommand(args: string[], context: CliContext): Promis
     ...(model ? { model } : {}),
   });
 
-  if (positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-')) {
+  if (stdin) {
     const { response } = await context.client().refine(requestFor(await readAll(context.io.stdin)));
     context.io.stdout.write(withNewline(response));
     return 0;
   }
-  if (positionals.includes('-')) throw new UsageError('"-" (stdin) cannot be mixed with files');
-  if (positionals.length > 1 && !out) throw new UsageError('--out DIR is needed to refine more than one file');
-  const names = new Set(positionals.map((file) => basename(file)));
-  if (out && names.size < positionals.length) throw new UsageError('two inputs share a file name; they would overwrite each other in --out');
   return refineBatch(positionals, { out, concurrency, requestFor }, context);
+}
+
+/**
+ * The key from the environment when the service says the provider needs one; none otherwise
+ * (`rules` applies the persona's rules without a model), so a key never leaves without a use.
+ */
+async function providerKeyFor(provider: string, keyVariable: string, context: CliContext): Promise<string | undefined> {
+  const offered = await context.client().providers();
+  const chosen = offered.find((candidate) => candidate.id === provider);
+  if (!chosen) throw new UsageError(`unknown provider "${provider}"; this service offers ${offered.map((candidate) => candidate.id).join(', ')}`);
+  if (!chosen.requiresKey) return undefined;
+  const key = context.io.env[keyVariable];
+  if (!key) throw new UsageError(`set ${keyVariable} to your ${chosen.name} API key (or name another variable with --provider-key-env)`);
+  return key;
 }
 
 interface BatchOptions {

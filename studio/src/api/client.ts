@@ -2,8 +2,8 @@
  * The studio's only way out: the public /v1 API of the service that serves it, with the
  * signed-in API key. Nothing here stores anything; the provider key passes through `refine`.
  */
-import { ApiError, errorFromResponse, unreachable } from './api-error.js';
-import { parseSupportedProviders } from './providers.js';
+import { errorFromResponse, unreachable } from './api-error.js';
+import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import type { Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
 
@@ -98,18 +98,9 @@ export class StudioApi {
     };
   }
 
-  /**
-   * The providers this service supports, operator-declared ones included. There is no endpoint
-   * for the list, but the 400 for an unknown provider names them; no persona or provider is touched.
-   */
-  async supportedProviders(): Promise<string[] | undefined> {
-    const probe = { provider: '?', providerApiKey: '-', personaId: '-', content: '-' };
-    try {
-      await this.send('POST', '/refine', { body: probe });
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 400) return parseSupportedProviders(error.message);
-    }
-    return undefined;
+  /** The providers this service can call, operator-declared ones and `rules` included. */
+  async providers(): Promise<Provider[]> {
+    return (await this.send('GET', '/providers')).json() as Promise<Provider[]>;
   }
 
   private async send(method: string, path: string, options: SendOptions = {}): Promise<Response> {

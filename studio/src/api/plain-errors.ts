@@ -4,7 +4,7 @@
  * means for the person at the keyboard and keeps the original one click away.
  */
 import { type ApiError, asSentence } from './api-error.js';
-import { providerName } from './providers.js';
+import type { ProviderNames } from './providers.js';
 
 const seconds = (ms: string) => `${Math.round(Number(ms) / 100) / 10} seconds`;
 
@@ -25,7 +25,7 @@ const PROVIDER_FAILURES: [RegExp, Explain][] = [
   [/^answered/, (name) => `${name} sent an answer that could not be read. Try again or pick another model.`],
 ];
 
-function explainProviderFailure(error: ApiError): string {
+function explainProviderFailure(error: ApiError, providerName: ProviderNames): string {
   const match = /^provider "([^"]+)" ([\s\S]*)$/.exec(error.message);
   if (!match) return asSentence(error.message);
   const name = providerName(match[1] ?? '');
@@ -38,8 +38,8 @@ function explainProviderFailure(error: ApiError): string {
 }
 
 /** One sentence for any failed call; the service's own words for anything not listed here. */
-export function plainError(error: ApiError): string {
-  if (error.source === 'provider') return explainProviderFailure(error);
+export function plainError(error: ApiError, providerName: ProviderNames = (id) => id): string {
+  if (error.source === 'provider') return explainProviderFailure(error, providerName);
   switch (error.status) {
     case 0:
       return error.message;

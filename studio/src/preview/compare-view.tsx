@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import type { Persona, PersonaVersion } from '../api/types.js';
+import { type Provider, providerNames } from '../api/providers.js';
 import { useFocusOnMount } from '../hooks.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
@@ -11,7 +12,8 @@ interface CompareViewProps {
   api: StudioApi;
   personas: Persona[];
   settings: RefineSettings;
-  providers: string[];
+  /** Undefined while the list is loading. */
+  providers: readonly Provider[] | undefined;
   onSettings: (settings: RefineSettings) => void;
 }
 
@@ -42,7 +44,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
     const chosen = picked.map((id) => personas.find((persona) => persona.id === id));
     const requests = chosen.map((persona, index) => {
       if (!persona) return 'Choose two personas first.';
-      const request = refineRequestFor(settings, persona.id);
+      const request = refineRequestFor(settings, persona.id, providers ?? []);
       const version = pickedVersions[index];
       return typeof request === 'string' || version === undefined ? request : { ...request, personaVersion: version };
     });
@@ -135,7 +137,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
               {compared.map(({ persona, version, result }, index) => (
                 <figure key={index}>
                   <figcaption>{version === undefined ? persona.name : `${persona.name}, version ${version}`}</figcaption>
-                  {'error' in result ? <RefineFailure error={result.error} /> : <DiffText parts={result.diff} side="after" />}
+                  {'error' in result ? <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} /> : <DiffText parts={result.diff} side="after" />}
                   {'outcome' in result && <Timing outcome={result.outcome} />}
                 </figure>
               ))}

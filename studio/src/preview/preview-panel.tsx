@@ -1,6 +1,7 @@
 /** Preview: refine sample text with the saved persona and see what changed, beside the original. */
 import { useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
+import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
@@ -12,7 +13,8 @@ interface PreviewPanelProps {
   /** The editor has unsaved changes, which the preview (using the saved persona) does not see. */
   dirty: boolean;
   settings: RefineSettings;
-  providers: string[];
+  /** Undefined while the list is loading. */
+  providers: readonly Provider[] | undefined;
   onSettings: (settings: RefineSettings) => void;
 }
 
@@ -22,7 +24,7 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
   const [result, setResult] = useState<RefineResult | undefined>(undefined);
 
   const refine = async () => {
-    const request = refineRequestFor(settings, persona.id);
+    const request = refineRequestFor(settings, persona.id, providers ?? []);
     setProblem(typeof request === 'string' ? request : undefined);
     if (typeof request === 'string') return;
     setRunning(true);
@@ -58,7 +60,7 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
         </p>
       )}
       <div aria-live="polite">
-        {result && 'error' in result && <RefineFailure error={result.error} />}
+        {result && 'error' in result && <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} />}
         {result && 'outcome' in result && (
           <div class="result">
             <h4 class="visually-hidden">Result</h4>

@@ -2,6 +2,7 @@
 import type { ApiError } from '../api/api-error.js';
 import type { RefineOutcome } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
+import type { ProviderNames } from '../api/providers.js';
 import { formatMs } from '../api/server-timing.js';
 import type { DiffPart } from './word-diff.js';
 
@@ -44,10 +45,10 @@ export function Timing({ outcome }: { outcome: RefineOutcome }) {
   );
 }
 
-export function RefineFailure({ error }: { error: ApiError }) {
+export function RefineFailure({ error, providerName }: { error: ApiError; providerName: ProviderNames }) {
   return (
     <div role="alert" class="error">
-      <p>{plainError(error)}</p>
+      <p>{plainError(error, providerName)}</p>
       {error.status !== 0 && (
         <details>
           <summary>Details</summary>

@@ -5,7 +5,7 @@
  */
 import { useId } from 'preact/hooks';
 import type { RefineRequest } from '../api/client.js';
-import { KEYLESS_PROVIDERS, providerName } from '../api/providers.js';
+import type { Provider } from '../api/providers.js';
 import { describedBy } from '../fields/field-parts.js';
 
 export interface RefineSettings {
@@ -18,12 +18,13 @@ export interface RefineSettings {
 export const INITIAL_SETTINGS: RefineSettings = { sample: '', provider: 'openai', model: '', providerKey: '' };
 
 /** The request for one persona, or what is missing, in words. */
-export function refineRequestFor(settings: RefineSettings, personaId: string): RefineRequest | string {
+export function refineRequestFor(settings: RefineSettings, personaId: string, providers: readonly Provider[]): RefineRequest | string {
   const provider = settings.provider.trim();
   if (settings.sample.trim() === '') return 'Type some sample text to refine first.';
   if (provider === '') return 'Choose a provider first.';
-  const keyless = KEYLESS_PROVIDERS.has(provider);
-  if (settings.providerKey === '' && !keyless) return `Type your ${providerName(provider)} API key first.`;
+  // A provider the service does not list (typed under "Other…") is assumed to need a key.
+  const listed = providers.find((candidate) => candidate.id === provider);
+  if (settings.providerKey === '' && listed?.requiresKey !== false) return `Type your ${listed?.name ?? provider} API key first.`;
   return {
     provider,
     personaId,
@@ -37,17 +38,24 @@ const OTHER = '__other';
 
 interface RefineSettingsFieldsProps {
   settings: RefineSettings;
-  providers: string[];
+  /** Undefined while the list is loading. */
+  providers: readonly Provider[] | undefined;
   onChange: (settings: RefineSettings) => void;
+}
+
+function modelHintFor(provider: Provider | undefined): string {
+  if (provider?.defaultModel === null) return 'This provider uses no model.';
+  return provider ? `Leave empty for ${provider.name}’s default model, ${provider.defaultModel}.` : 'Leave empty for the provider’s default model.';
 }
 
 export function RefineSettingsFields({ settings, providers, onChange }: RefineSettingsFieldsProps) {
   const id = useId();
   const set = (change: Partial<RefineSettings>) => onChange({ ...settings, ...change });
-  const listed = providers.includes(settings.provider);
-  const keyless = KEYLESS_PROVIDERS.has(settings.provider);
+  const chosen = providers?.find((provider) => provider.id === settings.provider);
+  const listed = providers === undefined || chosen !== undefined;
+  const keyless = chosen?.requiresKey === false;
   const sampleHint = 'Text an AI wrote, to rewrite in the persona’s voice.';
-  const modelHint = 'Leave empty for the provider’s default model.';
+  const modelHint = modelHintFor(chosen);
   const keyHint = keyless
     ? 'This provider needs no key.'
     : 'Kept in this tab’s memory only, never stored; sent only with refine requests to this service.';
@@ -75,9 +83,10 @@ export function RefineSettingsFields({ settings, providers, onChange }: RefineSe
             value={listed ? settings.provider : OTHER}
             onChange={(event) => set({ provider: event.currentTarget.value === OTHER ? '' : event.currentTarget.value })}
           >
-            {providers.map((provider) => (
-              <option key={provider} value={provider}>
-                {providerName(provider)}
+            {providers === undefined && <option value={settings.provider}>Loading providers…</option>}
+            {providers?.map((provider) => (
+              <option key={provider.id} value={provider.id}>
+                {provider.name}
               </option>
             ))}
             <option value={OTHER}>Other…</option>

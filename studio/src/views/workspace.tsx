@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
-import { BUILT_IN_PROVIDERS } from '../api/providers.js';
+import type { Provider } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
 import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
@@ -28,7 +28,8 @@ interface WorkspaceProps {
 export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   const route = useRoute();
   const [personas, setPersonas] = useState(initialPersonas);
-  const [providers, setProviders] = useState<string[]>([...BUILT_IN_PROVIDERS]);
+  // Undefined until GET /v1/providers answers.
+  const [providers, setProviders] = useState<Provider[] | undefined>(undefined);
   const [settings, setSettings] = useState<RefineSettings>(INITIAL_SETTINGS);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [importing, setImporting] = useState(false);
@@ -36,7 +37,10 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
 
   const reloadPersonas = () => api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
   useEffect(() => {
-    void api.supportedProviders().then((ids) => ids && setProviders(ids));
+    api.providers().then(setProviders, () => {
+      setProviders([]);
+      setNotice('Could not load the list of providers; type a provider id under “Other…”, or reload the page.');
+    });
   }, []);
   // Personas also change through the API and the CLI, so the list is re-read whenever the view
   // changes; the first view uses the list that signing in just fetched.
