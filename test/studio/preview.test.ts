@@ -66,7 +66,9 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     page.on('console', (message) => {
       if (message.type() === 'error') failures.push(message.text());
     });
+    const listing = page.waitForResponse((response) => new URL(response.url()).pathname === '/v1/providers');
     await page.reload();
+    expect((await listing).status()).toBe(200);
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
     const provider = page.getByLabel('Provider', { exact: true });
     await provider.locator('option[value="rules"]').waitFor({ state: 'attached' });
