@@ -4,11 +4,12 @@
 // this checkout, and under that Node runs `npm ci` (no EBADENGINE allowed), `npm start`, the README's
 // walkthrough and offline refine, `npx persona-refine --help`, and the SDK README's quick start
 // against a fake OpenAI. Only npm's registry is needed; native modules are compiled from source.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 
 const root = new URL('..', import.meta.url).pathname;
 const majors = process.argv.slice(2);
@@ -26,6 +27,14 @@ function check(condition, message, output = '') {
 function run(command, args, options) {
   try {
     return execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 * 1024 * 1024, ...options });
+  } catch (error) {
+    throw new Error(`${command} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
+  }
+}
+
+async function runAsync(command, args, options) {
+  try {
+    return (await promisify(execFile)(command, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options })).stdout;
   } catch (error) {
     throw new Error(`${command} ${args.join(' ')} failed:\n${error.stdout ?? ''}${error.stderr ?? ''}`);
   }
@@ -151,7 +160,8 @@ async function smoke(major, work) {
     const quickStart = codeBlock(readFileSync(join(app, 'sdk', 'README.md'), 'utf8'), '## Quick start', 'ts')
       .replaceAll('http://127.0.0.1:8080', server.base);
     writeFileSync(join(app, 'quick-start.mts'), `${quickStart}\nconsole.log(JSON.stringify({ persona: persona.id, response }));\n`);
-    const started = run('node', ['--experimental-strip-types', '--no-warnings', 'quick-start.mts'], {
+    // Asynchronously: the fake OpenAI answering the refine lives in this process.
+    const started = await runAsync('node', ['--experimental-strip-types', '--no-warnings', 'quick-start.mts'], {
       cwd: app,
       env: { ...env, PERSONA_REFINE_API_KEY: key, OPENAI_API_KEY: 'sk-smoke-not-a-real-key' },
     });

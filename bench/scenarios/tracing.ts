@@ -48,7 +48,8 @@ export async function tracing(s: Settings): Promise<ScenarioResult> {
   const databases = [freshSqlite(), freshSqlite()];
   const services: Proc[] = [];
   try {
-    const provider = { PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fake.url) };
+    // Load shedding off in both: on a busy machine it would answer 503s, and this compares the work per refine.
+    const provider = { PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fake.url), LOAD_SHED_EVENT_LOOP_DELAY_MS: '0' };
     services.push(await startService({ name: 'tracing-off', databaseUrl: databases[0]!.url, apiKey: API_KEY, env: provider }));
     services.push(
       await startService({
@@ -85,7 +86,8 @@ export async function tracing(s: Settings): Promise<ScenarioResult> {
       info(SCENARIO, `saturated, ${s.saturationConnections} connections: on ÷ off`, `${percent(m((r) => r.onMax.rps / r.offMax.rps))} (${perSecond(m((r) => r.onMax.rps))} vs ${perSecond(m((r) => r.offMax.rps))})${of}`),
       info(SCENARIO, 'exported to the OTLP sink', `${sink.exports()} batches, ${(sink.bytes() / 1024 / 1024).toFixed(1)} MB`),
     ];
-    return { rows, notes: [] };
+    const failed = rounds.reduce((sum, r) => sum + r.off.failed + r.on.failed + r.offMax.failed + r.onMax.failed, 0);
+    return { rows, notes: failed > 0 ? [`Tracing: ${failed} requests failed across the runs (see bench/results/logs/tracing-*.log).`] : [] };
   } finally {
     for (const service of services) await service.stop();
     for (const database of databases) await database.drop();

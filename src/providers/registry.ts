@@ -8,7 +8,7 @@ import { type AttemptTarget, answerAttempt, connectionFailure } from './attempt.
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
-import { tracedAttempt } from './attempt-span.js';
+import { tracedAttempt, tracedStreamedAttempt } from './attempt-span.js';
 import { noTracing, type Tracer } from '../tracing/tracer.js';
 import { type CallScope, callWithRetries, openCall } from './provider-call.js';
 import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
@@ -146,7 +146,11 @@ export function createProviderRegistry(
     const { target, model } = targetFor(id, call);
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
     try {
-      const { value, attempts } = await callWithRetries(scope, streamedAttempt(target, { model, system: call.system, user: call.user }), maxRetries);
+      const { value, attempts } = await callWithRetries(
+        scope,
+        tracedStreamedAttempt(tracer, id, model, streamedAttempt(target, { model, system: call.system, user: call.user })),
+        maxRetries,
+      );
       return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
     } catch (error) {
       scope.close();

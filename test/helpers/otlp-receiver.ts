@@ -20,6 +20,8 @@ export interface ReceivedSpan {
   attributes: Record<string, AttributeValue>;
   /** 0 unset, 1 ok, 2 error. */
   statusCode: number;
+  /** Unix time in nanoseconds. */
+  endTime: bigint;
   resource: Record<string, AttributeValue>;
 }
 
@@ -113,6 +115,7 @@ function decodeProtobuf(body: Buffer): ReceivedSpan[] {
           kind: Number(one(span, 6)?.varint ?? 0n),
           attributes: protoAttributes(all(span, 9)),
           statusCode: status ? Number(one(fields(status), 3)?.varint ?? 0n) : 0,
+          endTime: one(span, 8)!.fixed64!.readBigUInt64LE(0),
           resource,
         });
       }
@@ -139,7 +142,16 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
     resourceSpans: {
       resource?: { attributes: JsonAttributes };
       scopeSpans: {
-        spans: { traceId: string; spanId: string; parentSpanId?: string; name: string; kind: number; attributes: JsonAttributes; status?: { code?: number } }[];
+        spans: {
+          traceId: string;
+          spanId: string;
+          parentSpanId?: string;
+          name: string;
+          kind: number;
+          attributes: JsonAttributes;
+          status?: { code?: number };
+          endTimeUnixNano: string | number;
+        }[];
       }[];
     }[];
   };
@@ -153,6 +165,7 @@ function decodeJson(body: Buffer): ReceivedSpan[] {
         kind: span.kind,
         attributes: jsonAttributes(span.attributes),
         statusCode: span.status?.code ?? 0,
+        endTime: BigInt(span.endTimeUnixNano),
         resource: jsonAttributes(rs.resource?.attributes),
       })),
     ),

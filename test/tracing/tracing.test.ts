@@ -103,6 +103,30 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     expect(childrenOf(trace, repair)[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 0 });
   });
 
+  it("ends a streamed refine's spans with its last event, the provider attempt's with the usage the stream reported", async () => {
+    const persona = (await (await call(server, '/v1/personas', { name: 'Streamed' })).json()) as { id: string };
+    const traceId = randomBytes(16).toString('hex');
+    const res = await call(
+      server,
+      '/v1/refine',
+      { provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: persona.id, content: CONTENT, stream: true },
+      { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    );
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = await res.text();
+    expect(events).toContain('event: done');
+
+    await expect.poll(() => receiver.spans.filter((span) => span.traceId === traceId).length).toBeGreaterThanOrEqual(3);
+    const trace = receiver.spans.filter((span) => span.traceId === traceId);
+    const request = trace.find((span) => span.name === 'POST /v1/refine')!;
+    expect(request.attributes['http.response.status_code']).toBe(200);
+    const attempt = trace.find((span) => span.name.startsWith('chat '))!;
+    expect(attempt).toMatchObject({ parentSpanId: request.spanId, kind: 3, statusCode: 0 });
+    expect(attempt.attributes['gen_ai.usage.output_tokens']).toBeGreaterThan(0);
+    // The request's span closes after the provider's stream ended, not when its headers went out.
+    expect(request.endTime).toBeGreaterThanOrEqual(attempt.endTime);
+  });
+
   it('names a span by its route template and marks a failed request with error.type', async () => {
     const res = await fetch(`${server.url}/v1/personas/does-not-exist`, { headers: { authorization: `Bearer ${SERVICE_KEY}` } });
     expect(res.status).toBe(404);
