@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync }
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FakeBehaviour } from '../test/fakes/provider-server.js';
 
 /** The repo root, found by walking up: this file runs from bench/ (type-check) and bench/dist/bench/ (compiled). */
 function findRoot(): string {
@@ -199,7 +200,11 @@ async function startEntry(file: string, args: string[]): Promise<Proc> {
 }
 
 /** The fake provider (test/fakes), answering after `latencyMs`. Its url is the fake's root. */
-export const startFakeProvider = (latencyMs: number) => startEntry('fake-provider-process.js', [String(latencyMs)]);
+export const startFakeProvider = (latencyMs: number, behaviour?: FakeBehaviour) =>
+  startEntry('fake-provider-process.js', [String(latencyMs), ...(behaviour ? [JSON.stringify(behaviour)] : [])]);
+
+/** The event-loop probe's compiled path, for NODE_OPTIONS=--import. */
+export const EVENT_LOOP_PROBE = join(HERE, 'event-loop-probe.js');
 
 /** A bare Fastify "hello world": the ceiling the service's CRUD throughput is compared to. */
 export const startBaseline = () => startEntry('baseline-server.js', ['0']);

@@ -17,6 +17,7 @@ import { crud } from './scenarios/crud.js';
 import { inFlight } from './scenarios/in-flight.js';
 import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
+import { streaming } from './scenarios/streaming.js';
 import { tracing } from './scenarios/tracing.js';
 import { workers } from './scenarios/workers.js';
 import { type Settings, settings } from './settings.js';
@@ -28,6 +29,7 @@ const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnTyp
   refine: { title: 'refine against the fake directly and a bare proxy', run: refine },
   peer: { title: 'side by side with the Portkey gateway', run: peer },
   'in-flight': { title: 'many refines in flight', run: inFlight },
+  streaming: { title: 'many streaming refines at once', run: streaming },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },
   tracing: { title: 'refine with OpenTelemetry tracing off and on', run: tracing, optional: true },

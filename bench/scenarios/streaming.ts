@@ -1,0 +1,115 @@
+/**
+ * Many streams at once: N concurrent streaming refines, each on its own connection,
+ * against a fake provider that streams its answer over 10 s. Every stream must end with
+ * `done`; the service's memory (whole process tree) and its event-loop delay (probed
+ * inside the service every second) are recorded while they run.
+ */
+import { request } from 'node:http';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_KEY, CONTENT, JSON_AUTH, PROVIDER_KEY, freshSqlite } from '../fixtures.js';
+import { EVENT_LOOP_PROBE, ensureAlive, sampleRss, startFakeProvider, startService, treeRssBytes } from '../processes.js';
+import { type ScenarioResult, info, judged, mb } from '../report.js';
+import type { Settings } from '../settings.js';
+
+const SCENARIO = 'Many streams';
+const PIECE_CHARS = 6;
+
+/** A persona whose vocabulary and casing the answer breaks, so every stream fixes words in flight. */
+const STREAM_PERSONA = {
+  name: 'Streaming support',
+  attributes: {
+    tone: 'warm, direct',
+    vocabulary: { order: 'purchase', package: 'parcel', 'distribution center': 'warehouse' },
+    casing: ['Acme'],
+    signOff: 'Cheers,\nThe Acme team',
+  },
+};
+
+interface StreamOutcome {
+  status: number;
+  lastEvent: string;
+}
+
+/** One streaming refine over a fresh connection; resolves with its status and its last event's name. */
+function streamOnce(url: URL, body: string, timeoutMs: number): Promise<StreamOutcome> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', headers: { ...JSON_AUTH, 'content-length': Buffer.byteLength(body) }, agent: false, timeout: timeoutMs }, (res) => {
+      let tail = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        tail = (tail + chunk).slice(-4096);
+      });
+      res.on('end', () => {
+        const events = [...tail.matchAll(/^event: (\w+)$/gm)];
+        resolve({ status: res.statusCode ?? 0, lastEvent: events.at(-1)?.[1] ?? 'none' });
+      });
+      res.on('error', () => resolve({ status: res.statusCode ?? 0, lastEvent: 'cut' }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', () => resolve({ status: 0, lastEvent: 'connection error' }));
+    req.end(body);
+  });
+}
+
+export async function streaming(s: Settings): Promise<ScenarioResult> {
+  const streams = s.inFlight;
+  const streamSeconds = s.quick ? 1 : 10;
+  const pieces = Math.ceil(CONTENT.length / PIECE_CHARS);
+  const fake = await startFakeProvider(0, { mode: 'ok', reply: CONTENT, pieceChars: PIECE_CHARS, pieceDelayMs: Math.round((streamSeconds * 1000) / pieces) });
+  const database = freshSqlite();
+  const probeDir = mkdtempSync(join(tmpdir(), 'event-loop-'));
+  const probeFile = join(probeDir, 'delay.jsonl');
+  try {
+    const service = await startService({
+      name: 'streaming',
+      databaseUrl: database.url,
+      apiKey: API_KEY,
+      env: {
+        PROVIDER_BASE_URL_OPENAI: `${fake.url}/openai/v1`,
+        MAX_CONCURRENT_REFINES_PER_ACCOUNT: '5000',
+        NODE_OPTIONS: `--import ${EVENT_LOOP_PROBE}`,
+        EVENT_LOOP_PROBE_FILE: probeFile,
+      },
+    });
+    try {
+      const created = await fetch(`${service.url}/v1/personas`, { method: 'POST', headers: JSON_AUTH, body: JSON.stringify(STREAM_PERSONA) });
+      const { id: personaId } = (await created.json()) as { id: string };
+      const body = JSON.stringify({ provider: 'openai', providerApiKey: PROVIDER_KEY, personaId, content: CONTENT, stream: true });
+      const idleRss = treeRssBytes(service.pid);
+      const rss = sampleRss(service.pid, 100);
+      const started = Date.now();
+      const outcomes = await Promise.all(Array.from({ length: streams }, () => streamOnce(new URL(`${service.url}/v1/refine`), body, (streamSeconds + 60) * 1000)));
+      const seconds = (Date.now() - started) / 1000;
+      const peakRss = rss.stop();
+      ensureAlive(fake, service);
+      // The probe writes once a second: let it write the burst's last second.
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      const delays = readFileSync(probeFile, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { t: number; p99: number; max: number })
+        .filter((line) => line.t >= started && line.t <= started + seconds * 1000 + 1_000);
+      const done = outcomes.filter((o) => o.status === 200 && o.lastEvent === 'done').length;
+      const others = new Map<string, number>();
+      for (const o of outcomes) if (o.lastEvent !== 'done') others.set(`${o.status}/${o.lastEvent}`, (others.get(`${o.status}/${o.lastEvent}`) ?? 0) + 1);
+      const p99 = Math.max(0, ...delays.map((d) => d.p99));
+      const max = Math.max(0, ...delays.map((d) => d.max));
+      return {
+        rows: [
+          judged(SCENARIO, `${streams} concurrent streaming refines, provider streams for ${streamSeconds} s: ended with done`, done, `${done} / ${streams}${others.size ? ` (${[...others].map(([k, n]) => `${k}×${n}`).join(', ')})` : ''}`, { atLeast: streams, text: 'all end with done' }),
+          judged(SCENARIO, 'peak RSS of the service during the streams', peakRss, mb(peakRss), { atMost: 300 * 1024 * 1024, text: '≤ 300 MB' }),
+          info(SCENARIO, 'RSS when idle, before the streams', mb(idleRss)),
+          info(SCENARIO, 'event-loop delay during the streams: worst per-second p99', `${p99.toFixed(1)} ms`),
+          info(SCENARIO, 'event-loop delay during the streams: max', `${max.toFixed(1)} ms`),
+          info(SCENARIO, 'wall time for all streams', `${seconds.toFixed(1)} s`),
+        ],
+        notes: [`Many streams: ${pieces} pieces of ${PIECE_CHARS} characters per answer, every word checked against the persona's vocabulary and casing in flight; MAX_CONCURRENT_REFINES_PER_ACCOUNT=5000.`],
+      };
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await fake.stop();
+    await database.drop();
+    rmSync(probeDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,22 @@
+import { describe, expect, it } from 'vitest';
+import { EventStream, formatEvent } from '../../src/http/event-stream.js';
+
+describe('event stream body', () => {
+  it('writes each event as one data line of JSON, with a keep-alive comment while idle, and stops on end', async () => {
+    const events = new EventStream(20);
+    let text = '';
+    events.body.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    events.send('delta', { text: 'line one\nline two "quoted"' });
+    await new Promise((resolve) => setTimeout(resolve, 90));
+    events.send('done', { response: 'x' });
+    events.end();
+    await new Promise((resolve) => events.body.once('end', resolve));
+    expect(text.startsWith(formatEvent('delta', { text: 'line one\nline two "quoted"' }))).toBe(true);
+    expect(text).toContain('event: delta\ndata: {"text":"line one\\nline two \\"quoted\\""}\n\n');
+    expect(text.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(2);
+    expect(text.endsWith('event: done\ndata: {"response":"x"}\n\n')).toBe(true);
+    const after = text.length;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(text.length).toBe(after);
+  });
+});
