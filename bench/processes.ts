@@ -236,14 +236,16 @@ export function processTree(pid: number): number[] {
  * figure a busy shared machine disturbs least: neighbours slow a run down, but they do
  * not make each request cost more cycles. Linux's clock tick is 100 Hz (getconf CLK_TCK).
  */
-export function treeCpuSeconds(pid: number): number {
+export function treeCpuSeconds(pid: number, withReaped = false): number {
   let ticks = 0;
   for (const member of processTree(pid)) {
     try {
       const stat = readFileSync(`/proc/${member}/stat`, 'utf8');
-      // After "pid (comm) ": fields 3.. ; utime and stime are fields 14 and 15.
+      // After "pid (comm) ": fields 3.. ; utime and stime are fields 14 and 15, and the
+      // times of children that already exited and were waited for (cutime, cstime) 16 and 17.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       ticks += Number(fields[11]) + Number(fields[12]);
+      if (withReaped) ticks += Number(fields[13]) + Number(fields[14]);
     } catch {
       // gone
     }
