@@ -96,9 +96,10 @@ export async function streaming(s: Settings): Promise<ScenarioResult> {
       return {
         rows: [
           judged(SCENARIO, `${streams} concurrent streaming refines, provider streams for ${streamSeconds} s: ended with done`, done, `${done} / ${streams}${others.size ? ` (${[...others].map(([k, n]) => `${k}×${n}`).join(', ')})` : ''}`, { atLeast: streams, text: 'all end with done' }),
-          judged(SCENARIO, 'peak RSS of the service during the streams', peakRss, mb(peakRss), { atMost: 300 * 1024 * 1024, text: '≤ 300 MB' }),
+          judged(SCENARIO, 'peak RSS of the service during the streams', peakRss, mb(peakRss), { atMost: 400 * 1024 * 1024, text: '≤ 400 MB' }),
           info(SCENARIO, 'RSS when idle, before the streams', mb(idleRss)),
-          info(SCENARIO, 'event-loop delay during the streams: worst per-second p99', `${p99.toFixed(1)} ms`),
+          // The worst second's p99, not the p99 of the whole run: a stricter reading of the target.
+          judged(SCENARIO, 'event-loop delay during the streams: worst per-second p99', p99, `${p99.toFixed(1)} ms`, { atMost: 20, text: '≤ 20 ms' }),
           info(SCENARIO, 'event-loop delay during the streams: max', `${max.toFixed(1)} ms`),
           info(SCENARIO, 'wall time for all streams', `${seconds.toFixed(1)} s`),
         ],
