@@ -86,6 +86,43 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     await page.getByText('This provider uses no model.').waitFor();
   });
 
+  it('marks the protected items of the sample and flags the ones the answer lost', async () => {
+    const template = 'Hi {{first_name}}, your order 48213 ships on {{ship_date}}. Utilize https://acme.com/t/48213 to track it.';
+    // The answer and the repair call both drop the ship date placeholder.
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Hi {{first_name}}, order 48213 ships soon. Use https://acme.com/t/48213 to track it.' });
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Sample text').fill(template);
+    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await page.getByRole('button', { name: 'Refine' }).click();
+    const original = page.getByRole('figure', { name: 'Original' });
+    await original.waitFor();
+    expect(await original.locator('mark').allTextContents()).toEqual(['{{first_name}}', '48213', '{{ship_date}}', 'https://acme.com/t/48213']);
+    expect(await original.locator('mark.lost').allTextContents()).toEqual(['{{ship_date}}']);
+    expect(await original.locator('mark.lost').getAttribute('title')).toBe('Protected, and missing from the answer');
+    // The marks leave the diff intact: the removed words are still struck through, the text unchanged.
+    expect(await original.locator('.diff-text').textContent()).toBe(template);
+    expect(await original.locator('del').allTextContents()).toContain('on {{ship_date}}');
+    const summary = page.locator('.protected-summary');
+    expect(await summary.locator('p').textContent()).toBe(
+      'Marked in the original: 4 protected items (numbers, links, e-mail addresses, code, template placeholders) that every refine must keep. The answer lost 1:',
+    );
+    expect(await page.getByRole('list', { name: 'Lost by the answer' }).getByRole('listitem').allTextContents()).toEqual(['{{ship_date}}']);
+    expect(f.fake.requestCount).toBe(2);
+    await page.evaluate(`document.querySelector('.result').scrollIntoView()`);
+    await screenshot(page, 'preview-protected-items');
+  });
+
+  it('says every protected item was kept when none was lost', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Order 48213 is on its way.' });
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Sample text').fill('Your order 48213 has shipped.');
+    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await page.getByRole('button', { name: 'Refine' }).click();
+    await page.locator('.protected-summary').waitFor();
+    expect(await page.locator('.protected-summary p').textContent()).toMatch(/1 protected item .*The answer kept every one\.$/);
+    expect(await page.getByRole('figure', { name: 'Original' }).locator('mark.kept').allTextContents()).toEqual(['48213']);
+  });
+
   it('says in plain words that the provider rejected the key', async () => {
     f.fake.setBehaviour('rejectKey');
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);

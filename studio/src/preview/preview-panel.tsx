@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
+import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { type RefineResult, runRefine } from './run-refine.js';
@@ -68,13 +69,14 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
             <div class="columns">
               <figure>
                 <figcaption>Original</figcaption>
-                <DiffText parts={result.diff} side="before" />
+                <MarkedOriginal parts={result.diff} items={result.protectedItems} />
               </figure>
               <figure>
                 <figcaption>Refined by {persona.name}</figcaption>
                 <DiffText parts={result.diff} side="after" />
               </figure>
             </div>
+            <ProtectedSummary sample={result.sample} items={result.protectedItems} />
             <Timing outcome={result.outcome} />
           </div>
         )}

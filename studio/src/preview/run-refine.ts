@@ -1,14 +1,22 @@
 /** One refine whose failure is a result to show, not an exception. */
 import { ApiError } from '../api/api-error.js';
 import type { RefineOutcome, RefineRequest, StudioApi } from '../api/client.js';
+import { type ProtectedItem, protectedItems } from './protected-items.js';
 import { type DiffPart, wordDiff } from './word-diff.js';
 
-export type RefineResult = { outcome: RefineOutcome; diff: DiffPart[] } | { error: ApiError };
+export type RefineResult =
+  | { outcome: RefineOutcome; diff: DiffPart[]; sample: string; protectedItems: ProtectedItem[] }
+  | { error: ApiError };
 
 export async function runRefine(api: StudioApi, request: RefineRequest): Promise<RefineResult> {
   try {
     const outcome = await api.refine(request);
-    return { outcome, diff: wordDiff(request.content, outcome.response) };
+    return {
+      outcome,
+      diff: wordDiff(request.content, outcome.response),
+      sample: request.content,
+      protectedItems: protectedItems(request.content, outcome.response),
+    };
   } catch (error) {
     if (error instanceof ApiError) return { error };
     throw error;
