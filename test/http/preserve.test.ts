@@ -1,5 +1,6 @@
 /** The `preserve` rule through the real server and the fake provider: refine, repair, report, check. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { parseEventStream } from '../helpers/event-stream.js';
 import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 
 const TEMPLATE = 'Hi {{first_name}}, your order 48213 of $1,250.00 ships on {{ship_date}}. Track it at https://acme.com/t/48213.';
@@ -94,6 +95,23 @@ describe('preserve: numbers, links, code and placeholders survive a refine', () 
     expect(await res.json()).toEqual({ response: 'Hey there! Your order ships soon.' });
     expect(res.headers.get('x-persona-violations')).toBeNull();
     expect(f.fake.requestCount).toBe(1);
+  });
+
+  it('a stream reports what the answer lost in done.violations (the text is already shown: no repair call)', async () => {
+    const stream = async (id: string) => {
+      const res = await f.server.request('/v1/refine', {
+        method: 'POST',
+        json: { provider: 'anthropic', providerApiKey: callerKey('anthropic'), personaId: id, content: TEMPLATE, stream: true },
+      });
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      return parseEventStream(await res.text()).at(-1)!;
+    };
+    const lossy = 'Hey {{first_name}}! Your order ships soon: https://acme.com/t/48213';
+    f.fake.setBehaviour({ mode: 'ok', reply: lossy, pieceChars: 5 });
+    const done = await stream(personaId);
+    expect(done).toMatchObject({ event: 'done', data: { response: lossy, violations: { preserve: 3 } } });
+    expect(f.fake.requestCount).toBe(1);
+    expect((await stream(optedOutId)).data.violations).toEqual({});
   });
 
   it('provider "rules" keeps every item (its fixes never touch one)', async () => {
