@@ -113,6 +113,19 @@ describe.skipIf(!chromiumAvailable)('Persona Studio personas', () => {
     expect(JSON.stringify(saved.attributes)).toBe(JSON.stringify({ zeta: 1, tone: 'bold', audience: ['devs', 'ops'], tags: { a: true }, avoid: 'synergy' }));
   });
 
+  it('flags a value the service ignores beside its field, and saving names what to fix', async () => {
+    const { id } = await createViaApi('Old shapes', { tone: 'warm', maxWords: 5 });
+    // Stored before shapes were checked: attributes are kept verbatim, so such rows exist.
+    await server.storage.db.updateTable('personas').set({ attributes: JSON.stringify({ tone: 'warm', maxWords: '120' }) }).where('id', '=', id).execute();
+    await openPersona(id, 'Old shapes');
+    const shape = 'attributes.maxWords must be a whole number of at least 1 (for example 120) or null';
+    await page.getByText(`“maxWords” holds a value the service ignores and will not save: ${shape}.`).waitFor();
+    await page.getByLabel('Tone', { exact: true }).fill('bold');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.locator('#attributes-error').getByText('Attributes.maxWords must be a whole number of at least 1 (for example 120) or null.').waitFor();
+    expect((await fetchViaApi(id)).attributes).toEqual({ tone: 'warm', maxWords: '120' });
+  });
+
   it('shows a validation error from the API next to the field it concerns', async () => {
     await page.getByRole('link', { name: 'New persona' }).click();
     await page.getByLabel('Name', { exact: true }).fill('x'.repeat(201));
