@@ -1,10 +1,11 @@
 /**
  * Side by side with a peer: the Portkey AI gateway and refine against the same instant fake
  * provider, driven open loop up the same ladder of rates. For each: the highest rate answered
- * with p99 under 50 ms (nearly all answered, none failed), and the CPU time per request at the
- * highest rate both sustain. Portkey forwards the request it is given (the exact body the
- * service sends the provider); refine also authenticates, reads the persona, builds the prompt
- * and applies the persona's rules.
+ * with p99 under 50 ms (nearly all answered, none failed), and the CPU time per answered
+ * request with both driven at 1,000/s (the issue's comparison point) and at the highest rate
+ * both sustain. Portkey forwards the request it is given (the exact body the service sends the
+ * provider); refine also authenticates, reads the persona, builds the prompt and applies the
+ * persona's rules.
  */
 import { JSON_AUTH, PROVIDER_KEY, refineBody } from '../fixtures.js';
 import { type Latency, type Target, median, openLoop } from '../load.js';
@@ -12,7 +13,7 @@ import { PORTKEY_VERSION, ensurePortkey, portkeyHeaders, startPortkey } from '..
 import { ensureAlive, startFakeProvider } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, perSecond, skipped } from '../report.js';
 import type { Settings } from '../settings.js';
-import { SOCKETS, captureProviderRequest, openaiBaseUrl, withService } from './refine.js';
+import { SOCKETS, TARGET_RATE, captureProviderRequest, openaiBaseUrl, withService } from './refine.js';
 
 const SCENARIO = 'Peer (Portkey)';
 const P99_LIMIT_MS = 50;
@@ -30,7 +31,9 @@ const sustains = (l: Latency, rate: number) => l.p99 < P99_LIMIT_MS && l.failed 
 async function climb(target: Target, s: Settings): Promise<Step[]> {
   const steps: Step[] = [];
   for (const rate of s.quick ? LADDER.slice(0, 2) : LADDER) {
-    const latency = await openLoop(target, rate, s.stepSeconds, SOCKETS);
+    let latency = await openLoop(target, rate, s.stepSeconds, SOCKETS);
+    // One pause of a busy machine's scheduler can spoil a 3-second step: a rate fails only when it fails twice.
+    if (!sustains(latency, rate) && !s.quick) latency = await openLoop(target, rate, s.stepSeconds, SOCKETS);
     const ok = sustains(latency, rate);
     steps.push({ rate, latency, ok });
     if (!ok) break;
@@ -57,11 +60,21 @@ export async function peer(s: Settings): Promise<ScenarioResult> {
         if (s.warmupSeconds > 0) {
           for (const target of [viaPortkey, viaRefine]) await openLoop(target, 100, s.warmupSeconds, SOCKETS);
         }
-        const rounds: { portkey: Step[]; refine: Step[] }[] = [];
+        const rounds: { portkey: Step[]; refine: Step[]; portkeyAt: Latency; refineAt: Latency }[] = [];
         for (let i = 0; i < s.runs; i++) {
-          rounds.push({ portkey: await climb(viaPortkey, s), refine: await climb(viaRefine, s) });
+          const portkeySteps = await climb(viaPortkey, s);
+          const refineSteps = await climb(viaRefine, s);
+          // The issue's own comparison point: both driven at 1,000/s, Portkey beyond what it sustains.
+          const portkeyAt = await openLoop(viaPortkey, TARGET_RATE, s.stepSeconds, SOCKETS);
+          const refineAt = await openLoop(viaRefine, TARGET_RATE, s.stepSeconds, SOCKETS);
+          rounds.push({ portkey: portkeySteps, refine: refineSteps, portkeyAt, refineAt });
           ensureAlive(fake, portkey, service);
         }
+        // CPU per answered request: a server that falls behind leaves requests unanswered.
+        const perAnswered = (l: Latency) => (l.cpuUs * l.sent) / Math.max(1, l.ok);
+        const atRatios = rounds.map((r) => perAnswered(r.refineAt) / perAnswered(r.portkeyAt));
+        const atRatio = median(atRatios);
+        const atRound = rounds[atRatios.indexOf(atRatio)]!;
         // CPU is compared at the same rate for both: the highest rate Portkey sustained in that round.
         const cpuAtCommon = rounds.map(({ portkey: p, refine: r }) => {
           const rate = highest(p) || p[0]!.rate;
@@ -76,13 +89,18 @@ export async function peer(s: Settings): Promise<ScenarioResult> {
         const rows: Row[] = [
           info(SCENARIO, `Portkey gateway ${PORTKEY_VERSION}: highest rate with p99 < ${P99_LIMIT_MS} ms${of}`, perSecond(portkeyMax)),
           info(SCENARIO, `POST /v1/refine: highest rate with p99 < ${P99_LIMIT_MS} ms${of}`, perSecond(refineMax)),
-          judged(SCENARIO, `sustained rate: refine ÷ Portkey${of}`, refineMax / portkeyMax, `${(refineMax / portkeyMax).toFixed(1)}×`, { atLeast: 10, text: '≥ 10×' }),
+          judged(SCENARIO, `sustained rate: refine ÷ Portkey${of}`, refineMax / portkeyMax, Number.isFinite(refineMax / portkeyMax) ? `${(refineMax / portkeyMax).toFixed(1)}×` : 'n/a', { atLeast: 10, text: '≥ 10×' }),
           judged(
             SCENARIO,
-            `CPU per request at ${perSecond(typicalCpu.rate)}: refine ÷ Portkey${of}`,
-            cpuRatio,
-            `${cpuRatio.toFixed(2)} (${cpu(typicalCpu.refine)} vs ${cpu(typicalCpu.portkey)})`,
+            `CPU per answered request, both driven at ${perSecond(TARGET_RATE)}: refine ÷ Portkey${of}`,
+            atRatio,
+            `${atRatio.toFixed(2)} (${cpu(perAnswered(atRound.refineAt))} vs ${cpu(perAnswered(atRound.portkeyAt))}; Portkey answered ${perSecond(atRound.portkeyAt.achievedRate)})`,
             { atMost: 0.25, text: '≤ 0.25' },
+          ),
+          info(
+            SCENARIO,
+            `CPU per request at ${perSecond(typicalCpu.rate)} (the highest rate Portkey sustained): refine ÷ Portkey${of}`,
+            `${cpuRatio.toFixed(2)} (${cpu(typicalCpu.refine)} vs ${cpu(typicalCpu.portkey)})`,
           ),
         ];
         const ladder = (steps: Step[]) => steps.map((step) => `${step.rate}/s p99 ${step.latency.p99.toFixed(1)} ms${step.latency.failed ? ` ${step.latency.failed} failed` : ''}${step.ok ? '' : ' ✗'}`).join(', ');
