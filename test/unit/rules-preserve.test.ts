@@ -1,4 +1,5 @@
 /** The `preserve` rule: which items of a text a rewrite must keep, and how their loss is reported. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 
 import {
@@ -252,6 +253,38 @@ describe('the rule in the engine', () => {
     const persona = rulesFromAttributes({ vocabulary: { customers: 'members' }, casing: ['GitHub'] });
     expect(enforce(persona, 'Dear customers of {{customers}} and {github}: %(customers)s').text).toBe(
       'Dear members of {{customers}} and {github}: %(customers)s',
+    );
+  });
+});
+
+describe('properties', () => {
+  const pieces = [
+    'order ', '48213', '1,250.00', '1.250,00', 'v2.3.1', ' ', '\n', '\n\n', '. ', ', ', '{{name}}', '{{ x }}', '{id}', '${a}', '%s', '%(n)d',
+    '[[w]]', '`', '```\n', 'https://acme.com/a', 'www.acme.io', 'help@acme.com', 'acme.dev/x', '合計', '１２', '50%', '$', '€', '(', ')', 'v', 'a1b2',
+  ];
+  const text = fc.array(fc.constantFrom(...pieces), { maxLength: 40 }).map((parts) => parts.join(''));
+
+  it('a text keeps every item of its own', () => {
+    fc.assert(
+      fc.property(text, (a) => {
+        expect(checkText(rules, a, preservedOriginal(a))).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('items never overlap, and each one is a non-empty span of the text', () => {
+    fc.assert(
+      fc.property(text, (a) => {
+        let end = 0;
+        for (const item of findPreservedItems(a)) {
+          expect(item.start).toBeGreaterThanOrEqual(end);
+          expect(item.end).toBeGreaterThan(item.start);
+          expect(item.end).toBeLessThanOrEqual(a.length);
+          end = item.end;
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });
