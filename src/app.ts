@@ -52,6 +52,8 @@ import type { Storage } from './storage/database.js';
 import { IdempotencyRepository } from './storage/idempotency-repository.js';
 import { PersonaHistoryRepository } from './storage/persona-history-repository.js';
 import { PersonaRepository } from './storage/persona-repository.js';
+import { AnswerCache } from './cache/answer-cache.js';
+import { MemoryAnswerStore, RedisAnswerStore } from './cache/answer-store.js';
 import { SecretRepository } from './storage/secret-repository.js';
 import { UsageRepository } from './storage/usage-repository.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
@@ -108,7 +110,6 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   const personas = new PersonaService(new PersonaRepository(storage.db));
   const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
   const compiledPersonas = new CompiledPersonas(personas, history);
-  const refine = new RefineService(compiledPersonas, createProviderRegistry(config.providers, { tracer }), config.providerTimeoutMs, metrics, tracer);
   const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
@@ -124,6 +125,21 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   );
   // After in-flight requests finished (onClose runs then), before storage closes.
   app.addHook('onClose', () => usageRecorder.close());
+  const answerStore = redis
+    ? new RedisAnswerStore(redis, (message) => app.log.warn(message))
+    : new MemoryAnswerStore(config.cacheMemoryBytes);
+  const answerCache = new AnswerCache(answerStore, new SecretRepository(storage.db), config.cacheTtlSeconds, (message, error) =>
+    app.log.warn({ err: error }, message),
+  );
+  const refine = new RefineService(
+    compiledPersonas,
+    createProviderRegistry(config.providers, { tracer }),
+    config.providerTimeoutMs,
+    metrics,
+    usageRecorder,
+    answerCache,
+    tracer,
+  );
 
   installValidation(app);
   installErrorHandling(app, config.bodyLimitBytes);

@@ -39,10 +39,19 @@ export class AnswerCache {
     private readonly store: AnswerStore,
     private readonly secrets: SecretRepository,
     private readonly ttlSeconds: number,
+    private readonly warn: (message: string, error: unknown) => void,
   ) {}
 
-  async key(parts: CacheKeyParts): Promise<string> {
-    const keyMac = createHmac('sha256', await this.hmacSecret()).update(parts.providerApiKey).digest('base64url');
+  /** Undefined when the secret cannot be read: the refine then goes on without the cache. */
+  async key(parts: CacheKeyParts): Promise<string | undefined> {
+    let secret: Buffer;
+    try {
+      secret = await this.hmacSecret();
+    } catch (error) {
+      this.warn('answer cache skipped: its key secret could not be read from the database', error);
+      return undefined;
+    }
+    const keyMac = createHmac('sha256', secret).update(parts.providerApiKey).digest('base64url');
     // A JSON array of strings is an unambiguous encoding: no two part lists serialize alike.
     const canonical = JSON.stringify([
       SERVICE_VERSION,

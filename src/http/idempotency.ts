@@ -15,7 +15,9 @@ import { DomainError, errorStatus } from '../errors.js';
 import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '../storage/idempotency-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-const REPLAYED_HEADERS = ['content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'retry-after'];
+const REPLAYED_HEADERS = [
+  'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-usage', 'x-provider', 'retry-after',
+];
 
 declare module 'fastify' {
   interface FastifyRequest {

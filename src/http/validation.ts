@@ -83,6 +83,8 @@ export function validationMessage(errors: ErrorObject[], part = 'body'): string 
       return `${subject} must be at most ${String(params.limit)} characters`;
     case 'minProperties':
       return `${where} must contain at least one field`;
+    case 'maxItems':
+      return `${subject} must have at most ${String(params.limit)} items`;
     case 'minimum':
       return `${subject} must be at least ${String(params.limit)}`;
     case 'maximum':

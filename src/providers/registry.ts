@@ -4,7 +4,7 @@
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
 import { DomainError, invalidRequest } from '../errors.js';
-import { type AttemptTarget, answerAttempt, connectionFailure } from './attempt.js';
+import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type ProviderFailure, type ProviderText } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
@@ -25,7 +25,15 @@ export interface ProviderCall {
   user: string;
   /** Aborting it (client disconnect) aborts the provider request; generate then throws ClientAbortedError. */
   signal?: AbortSignal;
+  /** Told how each attempt ended, as it ends: what usage accounting and fallbacks need to know. */
+  onAttempt?: (report: AttemptReport) => void;
 }
+
+/**
+ * How one attempt (one HTTP call) ended: answered with the usage it reported, or
+ * failed with its classified failure — none when the deadline or the caller stopped it.
+ */
+export type AttemptReport = { ok: true; usage: TokenUsage | undefined } | { ok: false; failure: ProviderFailure | undefined };
 
 export interface ProviderAnswer {
   text: string;
@@ -81,6 +89,8 @@ export interface ProviderBudget {
   deadline: number;
   /** The configured timeout, named in the 504 message. Default: the time the call had. */
   timeoutMs?: number;
+  /** Retries after the first attempt; default: the registry's. */
+  maxRetries?: number;
 }
 
 export interface ProviderRegistryOptions {
@@ -115,6 +125,19 @@ function resolveProviders(overrides: ProviderOverrides): Map<string, ResolvedPro
     providers.set(id, { definition: openAICompatible(baseUrl, model), baseUrl, model });
   }
   return providers;
+}
+
+function observed(attempt: Attempt<ProviderText>, report: (report: AttemptReport) => void): Attempt<ProviderText> {
+  return async (signal) => {
+    try {
+      const outcome = await attempt(signal);
+      report(outcome.ok ? { ok: true, usage: outcome.value.usage } : { ok: false, failure: outcome.failure });
+      return outcome;
+    } catch (error) {
+      report({ ok: false, failure: undefined });
+      throw error;
+    }
+  };
 }
 
 /** Throws the same message config.ts would print if the overrides are unusable (see findProviderConfigProblem). */
@@ -169,11 +192,8 @@ export function createProviderRegistry(
       const started = Date.now();
       const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
       try {
-        const { value, attempts } = await callWithRetries(
-          scope,
-          tracedAttempt(tracer, id, model, answerAttempt(target, { model, system: call.system, user: call.user })),
-          maxRetries,
-        );
+        const attempt = tracedAttempt(tracer, id, model, answerAttempt(target, { model, system: call.system, user: call.user }));
+        const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt) : attempt, budget.maxRetries ?? maxRetries);
         return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
       } finally {
         scope.close();

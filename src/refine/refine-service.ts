@@ -1,9 +1,13 @@
 /**
- * The refine use case: persona → prompt → the caller's provider → cleaned text
- * → the persona's deterministic rules. Validation that needs no I/O (the
- * provider id) comes first, then the persona lookup; nothing reaches a
- * provider unless both pass.
+ * The refine use case: persona → prompt → the caller's provider (then their
+ * fallbacks) → cleaned text → the persona's deterministic rules. Validation
+ * that needs no I/O (the provider ids) comes first, then the persona lookup;
+ * nothing reaches a provider unless both pass. With a cache policy, an answer
+ * stored for the same request may stand in for the provider call. Every
+ * refine is counted into the account's usage, whatever its outcome.
  */
+import type { AnswerCache } from '../cache/answer-cache.js';
+import type { CachePolicy } from '../cache/cache-control.js';
 import { ClientAbortedError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
@@ -13,8 +17,11 @@ import {
 } from '../rules/index.js';
 import type { ProviderInfo } from '../schemas/providers.js';
 import type { RefineBody } from '../schemas/refine.js';
-import { cleanModelOutput } from './output-cleanup.js';
+import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
+import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
+import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from './fallback-chain.js';
+import { cleanModelOutput } from './output-cleanup.js';
 import { buildUserMessage } from './prompt.js';
 import { type RefineStream, streamThroughProvider, wholeText } from './refine-stream.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
@@ -28,8 +35,28 @@ export interface RefineResult {
   providerMs: number;
   /** Rule violations neither the fixes nor the repair call could remove. */
   violations: RuleViolation[];
+  /** Who produced the answer; no model for the offline `rules` provider. */
+  provider: string;
+  model: string | undefined;
+  /** Provider calls and tokens, summed over every call this refine made. */
+  usage: UsageTally;
   /** The persona version used (X-Persona-Version). */
   personaVersion: number;
+  /** Set when the request asked for the cache. */
+  cache?: { hit: false } | { hit: true; ageSeconds: number };
+}
+
+/** A refine that goes to the providers (or the cache), everything resolved. */
+interface ProviderJob {
+  accountId: string;
+  personaId: string;
+  persona: CompiledPersona;
+  /** The caller's provider first, then the fallbacks. */
+  links: ProviderLink[];
+  user: string;
+  /** What the `preserve` rule checks against, when the persona has it. */
+  original: PreservedOriginal | undefined;
+  signal: AbortSignal;
 }
 
 export class RefineService {
@@ -38,6 +65,8 @@ export class RefineService {
     private readonly providers: ProviderRegistry,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
+    private readonly usage: UsageRecorder,
+    private readonly cache: AnswerCache,
     private readonly tracer: Tracer = noTracing,
   ) {}
 
@@ -53,13 +82,16 @@ export class RefineService {
     return [...this.providers.ids(), RULES_PROVIDER];
   }
 
-  async refine(accountId: string, body: RefineBody, signal: AbortSignal): Promise<RefineResult> {
+  async refine(accountId: string, body: RefineBody, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineResult> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
-      return { response: text, providerMs: 0, violations: remaining, personaVersion: persona.version };
+      const usage = new UsageTally();
+      this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
+      return { response: text, providerMs: 0, violations: remaining, provider: RULES_PROVIDER, model: undefined, usage, personaVersion: persona.version };
     }
-    return this.throughProvider(persona, this.withKey(body), signal);
+    const job = this.job(accountId, body, persona, signal);
+    return cachePolicy ? this.throughCache(job, cachePolicy) : this.throughProviders(job);
   }
 
   /**
@@ -76,13 +108,24 @@ export class RefineService {
     return streamThroughProvider(dependencies, persona, this.withKey(body), originalFor(persona, body.content), signal);
   }
 
-  /** Validation that needs no I/O first (the provider id), then the persona lookup. */
+  /** Validation that needs no I/O first (the provider ids), then the persona lookup. */
   private async persona(accountId: string, body: RefineBody): Promise<CompiledPersona> {
-    if (body.provider !== RULES_PROVIDER && !this.providers.has(body.provider)) {
-      throw invalidRequest(`unknown provider "${body.provider.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
-    }
+    this.checkProviders(body);
     const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
     return traced(loading, this.personas.get(accountId, body.personaId, body));
+  }
+
+  private job(accountId: string, body: RefineBody, persona: CompiledPersona, signal: AbortSignal): ProviderJob {
+    const { providerApiKey } = this.withKey(body);
+    const links: ProviderLink[] = [
+      { provider: body.provider, apiKey: providerApiKey, model: body.model ?? this.providers.defaultModel(body.provider) },
+      ...(body.fallbacks ?? []).map((f) => ({ provider: f.provider, apiKey: f.providerApiKey, model: f.model ?? this.providers.defaultModel(f.provider) })),
+    ];
+    return {
+      accountId, personaId: body.personaId, persona, links, signal,
+      user: buildUserMessage(body.content),
+      original: originalFor(persona, body.content),
+    };
   }
 
   private withKey(body: RefineBody): RefineBody & { providerApiKey: string } {
@@ -92,43 +135,87 @@ export class RefineService {
     return { ...body, providerApiKey: body.providerApiKey };
   }
 
-  private async throughProvider(
-    persona: CompiledPersona,
-    body: RefineBody & { providerApiKey: string },
-    signal: AbortSignal,
-  ): Promise<RefineResult> {
-    const deadline = Date.now() + this.timeoutMs;
-    const started = performance.now();
-    const ask = async (user: string) =>
-      cleanModelOutput(
-        (await this.providers.generate(
-          body.provider,
-          { apiKey: body.providerApiKey, model: body.model, system: persona.system, user, signal },
-          { deadline, timeoutMs: this.timeoutMs },
-        )).text,
-      );
+  private checkProviders(body: RefineBody): void {
+    const known = (id: string) => id === RULES_PROVIDER || this.providers.has(id);
+    const unknown = (id: string) => invalidRequest(`unknown provider "${id.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
+    if (!known(body.provider)) throw unknown(body.provider);
+    if (body.fallbacks === undefined || body.fallbacks.length === 0) return;
+    if (body.provider === RULES_PROVIDER) throw invalidRequest('fallbacks need a provider that calls a model; "rules" cannot fail');
+    for (const [index, fallback] of body.fallbacks.entries()) {
+      if (fallback.provider === RULES_PROVIDER) throw invalidRequest(`fallbacks.${index}.provider cannot be "rules": it is not a model provider`);
+      if (!known(fallback.provider)) throw unknown(fallback.provider);
+    }
+  }
 
+  private async throughCache(job: ProviderJob, policy: CachePolicy): Promise<RefineResult> {
+    const { accountId, personaId, persona, links, user } = job;
+    const keyOf = (link: ProviderLink) =>
+      this.cache.key({ accountId, provider: link.provider, model: link.model, persona: `${personaId}:${persona.version}`, system: persona.system, user, providerApiKey: link.apiKey });
+    const primary = links[0] as ProviderLink;
+    const key = await keyOf(primary);
+    if (key !== undefined && policy.maxAgeMs !== undefined) {
+      const hit = await this.cache.lookup(key, policy.maxAgeMs);
+      if (hit) {
+        // The stored answer passed these rules when it was stored; enforcing again is idempotent and reports what remains.
+        const { text, remaining } = this.enforce(persona, hit.answer.response, job.original);
+        const usage = new UsageTally();
+        this.usage.record(accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
+        return {
+          response: text, providerMs: 0, violations: remaining, provider: hit.answer.provider, model: hit.answer.model,
+          usage, personaVersion: persona.version, cache: { hit: true, ageSeconds: hit.ageSeconds },
+        };
+      }
+    }
+    const result = await this.throughProviders(job);
+    if (policy.write && key !== undefined) {
+      // Stored under the key of whoever answered: the key that paid for it is the key that may read it.
+      const answering = links.find((link) => link.provider === result.provider && link.model === result.model) ?? primary;
+      const storeKey = answering === primary ? key : await keyOf(answering);
+      if (storeKey !== undefined) {
+        await this.cache.save(storeKey, { response: result.response, provider: result.provider, model: answering.model, storedAt: Date.now() });
+      }
+    }
+    return { ...result, cache: { hit: false } };
+  }
+
+  private async throughProviders(job: ProviderJob): Promise<RefineResult> {
+    const { accountId, persona, links, user, signal, original } = job;
+    const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + this.timeoutMs, timeoutMs: this.timeoutMs };
+    const started = performance.now();
+    const contributions: ProviderUsage[] = [];
     let outcome = 'ok';
     this.metrics.refinesInFlight.inc();
     try {
-      const answer = await ask(buildUserMessage(body.content));
-      if (!hasRules(persona.rules)) return { response: answer, providerMs: performance.now() - started, violations: [], personaVersion: persona.version };
-      const original = originalFor(persona, body.content);
+      const first = await firstAnswer(this.providers, links, call, contributions);
+      const usage = new UsageTally();
+      const finish = (text: string, violations: RuleViolation[]): RefineResult => {
+        for (const contribution of contributions) usage.addTally(contribution.tally);
+        return {
+          response: text, providerMs: performance.now() - started, violations, provider: first.link.provider, model: first.link.model,
+          usage, personaVersion: persona.version,
+        };
+      };
+      const answer = cleanModelOutput(first.text);
+      if (!hasRules(persona.rules)) return finish(answer, []);
       let result = this.enforce(persona, answer, original);
       if (needsModelRepair(result.remaining)) {
         const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
-        const first = result;
-        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, first, original, ask)));
+        const before = result;
+        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, before, original, first.link, first.usage, call)));
       }
-      return { response: result.text, providerMs: performance.now() - started, violations: result.remaining, personaVersion: persona.version };
+      return finish(result.text, result.remaining);
     } catch (error) {
       outcome = (error as { code?: string }).code ?? 'unknown';
       throw error;
     } finally {
       this.metrics.refinesInFlight.dec();
-      const labels = { provider: body.provider, outcome };
-      this.metrics.providerCalls.inc(labels);
-      this.metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
+      this.usage.record(accountId, contributions);
+      const seconds = (performance.now() - started) / 1000;
+      for (const { provider, failure } of contributions) {
+        const labels = { provider, outcome: failure ?? outcome };
+        this.metrics.providerCalls.inc(labels);
+        this.metrics.providerDuration.observe(labels, seconds);
+      }
     }
   }
 
@@ -141,19 +228,27 @@ export class RefineService {
   }
 
   /**
-   * One repair call, inside the same deadline, for what only the model can fix
-   * (banned phrases, length, lost items). It is best effort: if it fails or does
-   * worse, the first answer stands and its violations are reported.
+   * One repair call to the provider that answered, inside the same deadline,
+   * for what only the model can fix (banned phrases, length, lost items). It
+   * is best effort: if it fails or does worse, the first answer stands and its
+   * violations are reported.
    */
   private async repair(
     persona: CompiledPersona,
     first: ReturnType<typeof enforce>,
     original: PreservedOriginal | undefined,
-    ask: (user: string) => Promise<string>,
+    link: ProviderLink,
+    usage: ProviderUsage,
+    call: ChainCall,
   ): Promise<ReturnType<typeof enforce>> {
     const instructions = repairInstructions(first.remaining, first.text, original);
     try {
-      const second = this.enforce(persona, await ask(`${instructions}\n\n${buildUserMessage(first.text)}`), original);
+      const answer = await this.providers.generate(
+        link.provider,
+        { apiKey: link.apiKey, model: link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(first.text)}`, signal: call.signal, onAttempt: countAttempts(usage).onAttempt },
+        { deadline: call.deadline, timeoutMs: call.timeoutMs },
+      );
+      const second = this.enforce(persona, cleanModelOutput(answer.text), original);
       return second.remaining.length <= first.remaining.length ? second : first;
     } catch (error) {
       if (error instanceof ClientAbortedError) throw error;

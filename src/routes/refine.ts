@@ -1,6 +1,7 @@
 /** POST /v1/refine: HTTP only. The use case lives in RefineService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
 import { rateLimited } from '../errors.js';
 import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
@@ -8,9 +9,20 @@ import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
+import { sendRefineStream } from './refine-stream.js';
+import { parseCacheControl } from '../cache/cache-control.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { RefineBody, RefineResponse } from '../schemas/refine.js';
-import { sendRefineStream } from './refine-stream.js';
+import { usageHeader } from '../usage/usage-tally.js';
+
+const RefineHeaders = Type.Composite([
+  IdempotencyHeaders,
+  Type.Object({
+    'cache-control': Type.Optional(
+      Type.String({ maxLength: 200, description: 'Opt in to the answer cache: `max-age=N` (seconds), `no-cache` or `no-store`' }),
+    ),
+  }),
+]);
 
 export interface RefineRouteOptions {
   refine: RefineService;
@@ -37,14 +49,21 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         '(each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. ' +
         'A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; ' +
         'what only the model can fix gets no repair call and is reported in `done.violations`. ' +
-        '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.',
+        '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. ' +
+        'Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in ' +
+        '`X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; ' +
+        'a token member is left out when a provider did not report it). ' +
+        'With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) ' +
+        'instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; ' +
+        'the answer then says `X-Cache: HIT` or `X-Cache: MISS`.',
       security: [{ bearerAuth: [] }],
-      headers: IdempotencyHeaders,
+      headers: RefineHeaders,
       body: RefineBody,
       response: { 200: { description: 'The refined text', headers: PersonaVersionHeader, ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
     },
     handler: async (request, reply) => {
       const { accountId } = request.principal;
+      const cachePolicy = parseCacheControl(request.headers['cache-control']);
       const release = concurrency.tryAcquire(accountId);
       if (!release) {
         metrics.rateLimitRejections.inc({ limit: 'concurrent_refines' });
@@ -69,11 +88,17 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
           };
           return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished });
         }
-        const result = await refine.refine(accountId, request.body, disconnected.signal);
+        const result = await refine.refine(accountId, request.body, disconnected.signal, cachePolicy);
         const total = reply.elapsedTime;
         reply.header('x-persona-version', String(result.personaVersion));
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
+        reply.header('x-provider', result.model === undefined ? result.provider : `${result.provider}/${result.model}`);
+        reply.header('x-usage', usageHeader(result.usage));
+        if (result.cache) {
+          reply.header('x-cache', result.cache.hit ? 'HIT' : 'MISS');
+          if (result.cache.hit) reply.header('age', String(result.cache.ageSeconds));
+        }
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
       } finally {
         // A stream holds its slot and watches its client until it ends.

@@ -5,6 +5,22 @@ import { PersonaPinFields } from './persona-history.js';
 export const CONTENT_MAX_LENGTH = 100_000;
 export const PROVIDER_KEY_MAX_LENGTH = 4096;
 
+export const MAX_FALLBACKS = 3;
+
+const Fallback = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "anthropic"' }),
+    providerApiKey: Type.String({
+      minLength: 1,
+      maxLength: PROVIDER_KEY_MAX_LENGTH,
+      description: "The caller's own key for that provider; a secret exactly like the top-level providerApiKey.",
+    }),
+    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides that provider's default model" })),
+  },
+  { additionalProperties: false },
+);
+export type Fallback = Static<typeof Fallback>;
+
 export const RefineBody = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "openai"; "rules" applies only the persona\'s deterministic rules' }),
@@ -24,6 +40,14 @@ export const RefineBody = Type.Object(
         description:
           'Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` ' +
           '`{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false.',
+      }),
+    ),
+    fallbacks: Type.Optional(
+      Type.Array(Fallback, {
+        maxItems: MAX_FALLBACKS,
+        description:
+          'Tried in order when the previous provider fails in a way that may pass (429, 5xx, overloaded, connection failure, timeout); ' +
+          'never when it rejects the key or the request. Same persona prompt; all attempts share one deadline.',
       }),
     ),
   },

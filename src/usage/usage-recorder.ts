@@ -20,6 +20,8 @@ export interface ProviderUsage {
    * failed: it failed and the refine moved on or gave up; aborted: the client left.
    */
   outcome: 'answered' | 'cache_hit' | 'failed' | 'aborted';
+  /** The error class it failed with, for the provider metrics. */
+  failure?: string;
   tally: UsageTally;
 }
 

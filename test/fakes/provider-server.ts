@@ -58,6 +58,8 @@ export interface FakeBehaviour {
   pieceDelayMs?: number;
   /** streamError, streamCut, streamStall: pieces sent before the failure. Default 2. */
   failAfterPieces?: number;
+  /** ok/slow: answer without the usage member, as some self-hosted servers do. */
+  omitUsage?: boolean;
 }
 
 export interface RecordedRequest {
@@ -290,7 +292,7 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
         res.write('{"id":"');
         return;
       default:
-        send(res, { status: 200, body: successBody(api, model, userText, replyText(behaviour, userText)) });
+        send(res, { status: 200, body: successBody(api, model, userText, replyText(behaviour, userText), { omitUsage: behaviour.omitUsage }) });
     }
   }
 

@@ -71,7 +71,19 @@ let sequence = 0;
 const nextId = () => `fake${(++sequence).toString(36).padStart(8, '0')}`;
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-export function successBody(api: WireApi, model: string, userText: string, text: string): unknown {
+/** The tokens the fake reports for a request and its reply (about four characters a token). */
+export const fakeTokenCounts = (userText: string, reply: string) => ({ input: tokens(userText), output: tokens(reply) });
+
+export function successBody(api: WireApi, model: string, userText: string, text: string, options: { omitUsage?: boolean } = {}): unknown {
+  const body = successBodyWithUsage(api, model, userText, text) as Json;
+  if (options.omitUsage) {
+    delete body.usage;
+    delete body.usageMetadata;
+  }
+  return body;
+}
+
+function successBodyWithUsage(api: WireApi, model: string, userText: string, text: string): unknown {
   const id = nextId();
   const input = tokens(userText);
   const output = tokens(text);

@@ -28,19 +28,24 @@ export interface RefineFixture {
   close(): Promise<void>;
 }
 
+/** The environment that points every provider at `fake`. */
+export function refineEnv(fake: FakeProviderServer, extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PROVIDER_TIMEOUT_MS: '1500',
+    [`PROVIDER_BASE_URL_${OPERATOR_PROVIDER.toUpperCase()}`]: fake.baseUrl(OPERATOR_PROVIDER),
+    [`PROVIDER_MODEL_${OPERATOR_PROVIDER.toUpperCase()}`]: 'llama3.2',
+    ...extra,
+  };
+  for (const id of BUILT_IN_PROVIDERS) env[`PROVIDER_BASE_URL_${id.toUpperCase()}`] = fake.baseUrl(id);
+  return env;
+}
+
 export async function startRefineFixture(
   options: { target?: StorageTarget; env?: Record<string, string>; latencyMs?: number; record?: boolean } = {},
 ): Promise<RefineFixture> {
   Object.assign(process.env, DECOY_ENV_KEYS);
   const fake = await startFakeProviderServer({ latencyMs: options.latencyMs, record: options.record });
-  const env: Record<string, string> = {
-    PROVIDER_TIMEOUT_MS: '1500',
-    [`PROVIDER_BASE_URL_${OPERATOR_PROVIDER.toUpperCase()}`]: fake.baseUrl(OPERATOR_PROVIDER),
-    [`PROVIDER_MODEL_${OPERATOR_PROVIDER.toUpperCase()}`]: 'llama3.2',
-    ...options.env,
-  };
-  for (const id of BUILT_IN_PROVIDERS) env[`PROVIDER_BASE_URL_${id.toUpperCase()}`] = fake.baseUrl(id);
-  const server = await startTestServer({ target: options.target, env });
+  const server = await startTestServer({ target: options.target, env: refineEnv(fake, options.env) });
   return {
     server,
     fake,

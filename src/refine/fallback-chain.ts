@@ -1,0 +1,105 @@
+/**
+ * The caller's provider, then their fallbacks, tried in order under one
+ * deadline. A fallback is tried only when the previous provider failed in a
+ * way that may pass (429, 5xx, overload, a broken connection, a timeout);
+ * a rejected key or request is the caller's to fix and ends the refine.
+ *
+ * Each provider gets an equal share of the time left (the last gets all of
+ * it), so a silent one leaves time for the next; a fast failure hands its
+ * unused share on. While a fallback remains, a provider is not retried: the
+ * fallback is the retry.
+ */
+import { ClientAbortedError, DomainError } from '../errors.js';
+import type { AttemptReport, ProviderRegistry } from '../providers/index.js';
+import { scrubSecret } from '../providers/secret-scrubber.js';
+import type { ProviderUsage } from '../usage/usage-recorder.js';
+import { UsageTally } from '../usage/usage-tally.js';
+
+export interface ProviderLink {
+  provider: string;
+  apiKey: string;
+  /** Resolved: the request's model or the provider's default. */
+  model: string;
+}
+
+export interface ChainCall {
+  system: string;
+  user: string;
+  signal: AbortSignal;
+  /** Epoch ms shared by every attempt (PROVIDER_TIMEOUT_MS from the start). */
+  deadline: number;
+  timeoutMs: number;
+}
+
+export interface ChainAnswer {
+  text: string;
+  link: ProviderLink;
+  /** What the answering provider was paid, so a repair call adds to it. */
+  usage: ProviderUsage;
+}
+
+/**
+ * Counts each attempt into `usage` and remembers whether the last failure may
+ * pass another time; the provider layer reports attempts as they end.
+ */
+export function countAttempts(usage: ProviderUsage): { onAttempt: (report: AttemptReport) => void; lastFailureMayPass: () => boolean } {
+  let retryable = false;
+  return {
+    onAttempt(report) {
+      if (report.ok) {
+        usage.tally.addAnswer(report.usage);
+        return;
+      }
+      usage.tally.addFailedCalls(1);
+      retryable = report.failure?.retryable === true;
+    },
+    lastFailureMayPass: () => retryable,
+  };
+}
+
+/** One error naming every attempt, in order; the status is the last one's. */
+function everyAttemptFailed(errors: DomainError[], links: ProviderLink[]): DomainError {
+  const last = errors[errors.length - 1] as DomainError;
+  let message = errors.map((error) => error.message).join('; then ');
+  // Each message was cleaned of its own key; none may carry another link's either.
+  for (const link of links) message = scrubSecret(message, link.apiKey);
+  return new DomainError(last.code, message, { source: 'provider', headers: last.headers });
+}
+
+export async function firstAnswer(
+  providers: ProviderRegistry,
+  links: ProviderLink[],
+  call: ChainCall,
+  contributions: ProviderUsage[],
+): Promise<ChainAnswer> {
+  const failures: DomainError[] = [];
+  for (let index = 0; index < links.length; index++) {
+    const link = links[index] as ProviderLink;
+    const last = index === links.length - 1;
+    const usage: ProviderUsage = { provider: link.provider, model: link.model, outcome: 'failed', tally: new UsageTally() };
+    contributions.push(usage);
+    const now = Date.now();
+    const budget = last
+      ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
+      : { deadline: now + (call.deadline - now) / (links.length - index), timeoutMs: undefined, maxRetries: 0 };
+    const attempts = countAttempts(usage);
+    try {
+      const answer = await providers.generate(
+        link.provider,
+        { apiKey: link.apiKey, model: link.model, system: call.system, user: call.user, signal: call.signal, onAttempt: attempts.onAttempt },
+        budget,
+      );
+      usage.outcome = 'answered';
+      return { text: answer.text, link, usage };
+    } catch (error) {
+      if (error instanceof ClientAbortedError) usage.outcome = 'aborted';
+      if (!(error instanceof DomainError) || error.source !== 'provider') throw error;
+      usage.failure = error.code;
+      failures.push(error);
+      // Out of time counts as a failure that may pass: the next provider has its own share.
+      const mayPass = error.code === 'provider_timeout' || attempts.lastFailureMayPass();
+      if (last || !mayPass) throw failures.length === 1 ? error : everyAttemptFailed(failures, links);
+    }
+  }
+  throw new Error('a refine has at least one provider');
+}
