@@ -81,7 +81,7 @@ export async function firstAnswer(
     const now = Date.now();
     const budget = last
       ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
-      : { deadline: now + (call.deadline - now) / (links.length - index), timeoutMs: undefined, maxRetries: 0 };
+      : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };
     const attempts = countAttempts(usage);
     try {
       const answer = await providers.generate(
