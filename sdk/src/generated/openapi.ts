@@ -1400,7 +1400,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
          */
         post: {
             parameters: {
@@ -1408,6 +1408,8 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry return the first answer (24 h) */
                     "idempotency-key"?: string;
+                    /** @description Opt in to the answer cache: `max-age=N` (seconds), `no-cache` or `no-store` */
+                    "cache-control"?: string;
                 };
                 path?: never;
                 cookie?: never;
@@ -1430,6 +1432,15 @@ export interface paths {
                         model?: string;
                         /** @description Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` `{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false. */
                         stream?: boolean;
+                        /** @description Tried in order when the previous provider fails in a way that may pass (429, 5xx, overloaded, connection failure, timeout); never when it rejects the key or the request. Same persona prompt; all attempts share one deadline. */
+                        fallbacks?: {
+                            /** @description Provider id, e.g. "anthropic" */
+                            provider: string;
+                            /** @description The caller's own key for that provider; a secret exactly like the top-level providerApiKey. */
+                            providerApiKey: string;
+                            /** @description Overrides that provider's default model */
+                            model?: string;
+                        }[];
                     };
                 };
             };
