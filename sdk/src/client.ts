@@ -1,6 +1,8 @@
 /** The entry point: `new PersonaRefine({ apiKey, baseUrl })`. */
 import { Audit } from './audit.js';
 import { Personas } from './personas.js';
+import { refineResult } from './refine-result.js';
+import { Usage } from './usage.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
 import type { CheckInput, CheckResult, Provider, RefineInput, RefineResult } from './types.js';
 
@@ -19,6 +21,17 @@ export interface PersonaRefineOptions {
   onRetry?: (event: RetryEvent) => void;
 }
 
+export interface RefineOptions extends PostOptions {
+  /**
+   * Opt in to the service's answer cache: `{ maxAge: 3600 }` accepts an answer stored at most that
+   * many seconds ago (and stores a fresh one), `'no-cache'` forces a fresh answer and stores it,
+   * `'no-store'` neither reads nor stores. Without it the cache is not involved.
+   */
+  cache?: { maxAge: number } | 'no-cache' | 'no-store';
+}
+
+const cacheControl = (cache: NonNullable<RefineOptions['cache']>) => (typeof cache === 'string' ? cache : `max-age=${cache.maxAge}`);
+
 export const DEFAULT_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_RETRIES = 2;
 
@@ -31,6 +44,7 @@ export class PersonaRefine {
   readonly personas: Personas;
   /** Who changed what, newest first. */
   readonly audit: Audit;
+  readonly usage: Usage;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -50,13 +64,18 @@ export class PersonaRefine {
     });
     this.personas = new Personas(this.transport);
     this.audit = new Audit(this.transport);
+    this.usage = new Usage(this.transport);
   }
 
-  /** Rewrites `content` in the persona's voice through `provider`, paid with `providerApiKey`. */
-  async refine(input: RefineInput, options?: PostOptions): Promise<RefineResult> {
-    const { body, headers } = await this.transport.call<RefineResult>({ method: 'POST', path: '/refine', body: input }, options);
-    Object.defineProperty(body, 'violations', { value: parseViolations(headers.get('x-persona-violations')), enumerable: false });
-    return withPersonaVersion(body, headers);
+  /**
+   * Rewrites `content` in the persona's voice through `provider`, paid with `providerApiKey`
+   * (then through `fallbacks`, if it fails in a way that may pass).
+   */
+  async refine(input: RefineInput, options: RefineOptions = {}): Promise<RefineResult> {
+    const { cache, ...postOptions } = options;
+    const headers = cache === undefined ? undefined : { 'cache-control': cacheControl(cache) };
+    const answer = await this.transport.call<{ response: string }>({ method: 'POST', path: '/refine', body: input, headers }, postOptions);
+    return refineResult(answer.body, answer.headers);
   }
 
   /** The providers this instance can call, operator-declared ones and `rules` included, and whether each needs a key. */
@@ -80,14 +99,4 @@ export class PersonaRefine {
 /** `X-Persona-Version` as a non-enumerable `personaVersion`, so the body still serializes as sent. */
 function withPersonaVersion<T extends object>(body: T, headers: Headers): T {
   return Object.defineProperty(body, 'personaVersion', { value: Number(headers.get('x-persona-version')), enumerable: false });
-}
-
-/** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`. */
-function parseViolations(header: string | null): Record<string, number> {
-  const violations: Record<string, number> = {};
-  for (const pair of (header ?? '').split(',')) {
-    const [rule, count] = pair.split('=');
-    if (rule?.trim() && Number.isFinite(Number(count))) violations[rule.trim()] = Number(count);
-  }
-  return violations;
 }

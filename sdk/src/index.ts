@@ -1,8 +1,9 @@
-export { PersonaRefine, type PersonaRefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
+export { PersonaRefine, type PersonaRefineOptions, type RefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
 export { PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
 export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';
+export type { Usage } from './usage.js';
 export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
 export type {
   AuditEvent,
@@ -10,6 +11,7 @@ export type {
   CheckResult,
   CreatePersonaInput,
   ErrorBody,
+  Fallback,
   Persona,
   PersonaAttributes,
   PersonaLabels,
@@ -19,5 +21,7 @@ export type {
   RefineInput,
   RefineResult,
   UpdatePersonaInput,
+  UsageQuery,
+  UsageRow,
 } from './types.js';
 export type { components, paths } from './generated/openapi.js';

@@ -26,9 +26,22 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
      * so the result still serializes as `{ response }`.
      */
     readonly violations: Readonly<Record<string, number>>;
+    /**
+     * Provider calls and tokens, summed over every call the refine made (retries, fallbacks and the
+     * repair call included), from `X-Usage`. A token member is absent when a provider did not report it.
+     */
+    readonly usage: Readonly<{ inputTokens?: number; outputTokens?: number; providerCalls: number }>;
+    /** Who produced the answer, from `X-Provider`: a fallback's id when it answered; no model for `rules`. */
+    readonly provider: Readonly<{ id: string; model?: string }>;
+    /** With the `cache` option: whether a stored answer was returned (`X-Cache`) and how old it is (`Age`). */
+    readonly cache: Readonly<{ hit: true; ageSeconds: number } | { hit: false }> | undefined;
   };
 /** A provider this instance can call, from GET /v1/providers. */
 export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];
+/** One of `fallbacks` on a refine: another provider, with your own key for it. */
+export type Fallback = NonNullable<RefineInput['fallbacks']>[number];
+export type UsageQuery = NonNullable<paths['/v1/usage']['get']['parameters']['query']>;
+export type UsageRow = JsonOf<paths['/v1/usage']['get']['responses'][200]>[number];
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
 export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]> & UsedPersonaVersion;
 export type PersonaVersion = components['schemas']['PersonaVersion'];

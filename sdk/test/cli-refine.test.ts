@@ -55,7 +55,7 @@ describe('persona-refine refine', () => {
     fake.enqueue('badRequest');
     const result = await cli([...refineArgs(), '--out', 'out', ...inputs]);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/\n20 files: 19 done, 1 failed, 0 retried\n$/);
+    expect(result.stderr).toMatch(/\n20 files: 19 done, 1 failed, 0 retried, \d+ input \+ \d+ output tokens\n$/);
     const failed = result.stderr.split('\n').filter((line) => line.startsWith('failed'));
     expect(failed).toEqual([expect.stringMatching(/^failed {2}in\/msg-\d\d\.txt: provider "openai" rejected the request .*\(HTTP 400, from the provider, request id .+\)$/)]);
     expect(result.stderr.split('\n').filter((line) => line.startsWith('done'))).toHaveLength(19);
@@ -87,7 +87,7 @@ describe('persona-refine refine', () => {
         env: { ...env(), PERSONA_REFINE_URL: busy.url, PERSONA_REFINE_API_KEY: busy.key },
       });
       expect(result.code).toBe(0);
-      expect(result.stderr).toMatch(/\n2 files: 2 done, 0 failed, 1 retried\n$/);
+      expect(result.stderr).toMatch(/\n2 files: 2 done, 0 failed, 1 retried, \d+ input \+ \d+ output tokens\n$/);
     } finally {
       fake.setLatency(0);
       await busy.close();
@@ -100,14 +100,29 @@ describe('persona-refine refine', () => {
     expect(result.stderr).toContain('\r\x1b[2K[------------------------------] 0/3  done 0  failed 0  retried 0');
     expect(result.stderr).toContain('\r\x1b[2K[##############################] 3/3  done 3  failed 0  retried 0');
     expect(result.stderr).not.toMatch(/^done/m);
-    expect(result.stderr.endsWith('\r\x1b[2K3 files: 3 done, 0 failed, 0 retried\n')).toBe(true);
+    expect(result.stderr).toMatch(/\r\x1b\[2K3 files: 3 done, 0 failed, 0 retried, \d+ input \+ \d+ output tokens\n$/);
   });
 
   it('a single file without --out goes to stdout', async () => {
     const [input] = writeInputs(1);
     const result = await cli([...refineArgs(), input!]);
     expect(result).toMatchObject({ code: 0, stdout: 'refined: message 1\n' });
-    expect(result.stderr).toBe(`done    ${input}\n1 file: 1 done, 0 failed, 0 retried\n`);
+    const inputTokens = Math.ceil(fake.requests[0]!.userText.length / 4);
+    expect(result.stderr).toBe(`done    ${input}\n1 file: 1 done, 0 failed, 0 retried, ${inputTokens} input + 5 output tokens\n`);
+  });
+
+  it('the summary adds the tokens the provider reported, and says when it reported none', async () => {
+    fake.setBehaviour({ mode: 'ok', reply: 'twelve chars' });
+    const inputs = writeInputs(3);
+    const sent = async () => (await fake.waitForRequests(3)).map((r) => Math.ceil(r.userText.length / 4));
+    const counted = await cli([...refineArgs(), '--out', 'out', ...inputs]);
+    const input = (await sent()).reduce((a, b) => a + b, 0);
+    expect(counted.stderr).toMatch(new RegExp(`\\n3 files: 3 done, 0 failed, 0 retried, ${input} input \\+ 9 output tokens\\n$`));
+    fake.reset();
+    fake.enqueue({ mode: 'ok', reply: 'twelve chars', omitUsage: true });
+    fake.setBehaviour({ mode: 'ok', reply: 'twelve chars' });
+    const partly = await cli([...refineArgs(), '--out', 'out2', '--concurrency', '1', ...inputs]);
+    expect(partly.stderr).toMatch(/\n3 files: 3 done, 0 failed, 0 retried, \d+ input \+ 6 output tokens \(not reported for 1 file\)\n$/);
   });
 
   it('reads the provider key from the variable named by --provider-key-env, never from an argument', async () => {

@@ -34,6 +34,44 @@ describe('client.refine against a real server and a fake provider', () => {
     expect(clean.violations).toEqual({});
   });
 
+  it('exposes usage, who answered and the cache status, without changing the body', async () => {
+    fake.setBehaviour({ mode: 'ok', reply: 'Good news: your refund is on its way.' });
+    const content = `Cached refund ${Date.now()}`;
+    const miss = await client.refine({ ...input(content), model: 'gpt-sdk' }, { cache: { maxAge: 600 } });
+    expect(miss).toEqual({ response: 'Good news: your refund is on its way.' });
+    expect(JSON.stringify(miss)).toBe('{"response":"Good news: your refund is on its way."}');
+    expect(miss.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: 10, providerCalls: 1 });
+    expect(miss.provider).toEqual({ id: 'openai', model: 'gpt-sdk' });
+    expect(miss.cache).toEqual({ hit: false });
+    const hit = await client.refine({ ...input(content), model: 'gpt-sdk' }, { cache: { maxAge: 600 } });
+    expect(hit.cache).toEqual({ hit: true, ageSeconds: expect.any(Number) });
+    expect(hit.usage).toEqual({ inputTokens: 0, outputTokens: 0, providerCalls: 0 });
+    expect(fake.requestCount).toBe(1);
+    expect((await client.refine(input(content), { cache: 'no-store' })).cache).toEqual({ hit: false });
+    expect((await client.refine(input(content))).cache).toBeUndefined();
+  });
+
+  it('a token member the provider did not report is absent, not guessed', async () => {
+    fake.setBehaviour({ mode: 'ok', omitUsage: true });
+    expect((await client.refine(input())).usage).toEqual({ providerCalls: 1 });
+  });
+
+  it('sends fallbacks; the result names the fallback that answered', async () => {
+    fake.enqueue('serverError');
+    const result = await client.refine({ ...input(), fallbacks: [{ provider: 'openai', providerApiKey: 'sk-second-key-000000', model: 'gpt-fallback' }] });
+    expect(result.provider).toEqual({ id: 'openai', model: 'gpt-fallback' });
+    expect(result.usage.providerCalls).toBe(2);
+  });
+
+  it('usage.list returns the account\'s daily rows', async () => {
+    await client.refine({ ...input(), model: 'gpt-usage-list' });
+    const today = new Date().toISOString().slice(0, 10);
+    const rows = await client.usage.list({ from: today, to: today });
+    expect(rows).toContainEqual(expect.objectContaining({ day: today, provider: 'openai', model: 'gpt-usage-list', refines: 1, providerCalls: 1 }));
+    expect(await client.usage.list({ from: '2020-01-01', to: '2020-01-02' })).toEqual([]);
+    expect((await client.usage.list()).length).toBeGreaterThan(0);
+  });
+
   it('returns exactly { response }', async () => {
     fake.setBehaviour({ mode: 'ok', reply: 'Good news: your refund is on its way.' });
     expect(await client.refine(input())).toEqual({ response: 'Good news: your refund is on its way.' });

@@ -5,7 +5,7 @@
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { RefineInput } from '../index.js';
+import type { RefineInput, RefineResult } from '../index.js';
 import { parseCommand, positiveInteger } from './args.js';
 import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
@@ -69,6 +69,24 @@ async function providerKeyFor(provider: string, keyVariable: string, context: Cl
   return key;
 }
 
+/** Tokens the provider reported for the files refined; a file whose provider reported none is counted apart. */
+class TokenTotals {
+  private input = 0;
+  private output = 0;
+  private unreported = 0;
+
+  add(usage: RefineResult['usage']): void {
+    if (usage.inputTokens === undefined || usage.outputTokens === undefined) this.unreported++;
+    this.input += usage.inputTokens ?? 0;
+    this.output += usage.outputTokens ?? 0;
+  }
+
+  toString(): string {
+    const spent = `${this.input} input + ${this.output} output tokens`;
+    return this.unreported === 0 ? spent : `${spent} (not reported for ${this.unreported} file${this.unreported === 1 ? '' : 's'})`;
+  }
+}
+
 interface BatchOptions {
   out: string | undefined;
   concurrency: number;
@@ -79,6 +97,7 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
   const { out, concurrency, requestFor } = options;
   if (out) await mkdir(resolve(io.cwd, out), { recursive: true });
   const counts: BatchCounts = { done: 0, failed: 0, retried: 0 };
+  const tokens = new TokenTotals();
   const progress = new Progress(io.stderr, files.length);
   progress.update(counts);
 
@@ -91,7 +110,9 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
     };
     try {
       const content = await readFile(resolve(io.cwd, file), 'utf8');
-      const { response } = await client({ onRetry }).refine(requestFor(content));
+      const result = await client({ onRetry }).refine(requestFor(content));
+      const { response } = result;
+      tokens.add(result.usage);
       const target = out ? join(out, basename(file)) : undefined;
       if (target) await writeFile(resolve(io.cwd, target), response);
       else io.stdout.write(withNewline(response));
@@ -106,6 +127,6 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
   });
 
   progress.finish();
-  io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${counts.done} done, ${counts.failed} failed, ${counts.retried} retried\n`);
+  io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${counts.done} done, ${counts.failed} failed, ${counts.retried} retried, ${tokens}\n`);
   return counts.failed === 0 ? 0 : 1;
 }
