@@ -112,15 +112,17 @@ describe('persona-refine refine', () => {
   });
 
   it('the summary adds the tokens the provider reported, and says when it reported none', async () => {
-    fake.setBehaviour({ mode: 'ok', reply: 'twelve chars' });
+    // Twelve characters each (three tokens), keeping the number the persona's preserve rule checks.
+    const reply = (text: string) => `ok ${/message \d/.exec(text)?.[0]}`;
+    fake.setBehaviour({ mode: 'ok', reply });
     const inputs = writeInputs(3);
     const sent = async () => (await fake.waitForRequests(3)).map((r) => Math.ceil(r.userText.length / 4));
     const counted = await cli([...refineArgs(), '--out', 'out', ...inputs]);
     const input = (await sent()).reduce((a, b) => a + b, 0);
     expect(counted.stderr).toMatch(new RegExp(`\\n3 files: 3 done, 0 failed, 0 retried, ${input} input \\+ 9 output tokens\\n$`));
     fake.reset();
-    fake.enqueue({ mode: 'ok', reply: 'twelve chars', omitUsage: true });
-    fake.setBehaviour({ mode: 'ok', reply: 'twelve chars' });
+    fake.enqueue({ mode: 'ok', reply, omitUsage: true });
+    fake.setBehaviour({ mode: 'ok', reply });
     const partly = await cli([...refineArgs(), '--out', 'out2', '--concurrency', '1', ...inputs]);
     expect(partly.stderr).toMatch(/\n3 files: 3 done, 0 failed, 0 retried, \d+ input \+ 6 output tokens \(not reported for 1 file\)\n$/);
   });
