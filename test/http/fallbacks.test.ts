@@ -33,7 +33,8 @@ describe('fallbacks with the caller\'s own keys', () => {
     const started = Date.now();
     const res = await refine();
     expect(res.status).toBe(200);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    // At once: not after the 30 s the provider asked for, nor after retries of it.
+    expect(Date.now() - started).toBeLessThan(5_000);
     expect(res.headers.get('x-provider')).toBe('anthropic/claude-test');
     const [primary, fallback] = f.fake.requests;
     expect([primary!.provider, fallback!.provider]).toEqual(['openai', 'anthropic']);
