@@ -42,7 +42,7 @@ export interface FakeBehaviour {
   mode: FakeMode;
   /** ok/slow: the reply text, or a function of the user message. Default: `Rewritten: <user message>`. */
   reply?: string | ((userText: string) => string);
-  /** Error modes: replaces the provider's default error message (e.g. to echo a key). */
+  /** Error modes (streamError too): replaces the provider's default error message (e.g. to echo a key). */
   message?: string;
   /** rateLimit: the wait asked for, in seconds. Default 1. */
   retryAfterSeconds?: number;
@@ -161,7 +161,7 @@ function replyText(behaviour: FakeBehaviour, userText: string): string {
 async function streamAnswer(res: ServerResponse, api: WireApi, provider: string, model: string, userText: string, behaviour: FakeBehaviour, body: unknown): Promise<void> {
   const pieces = behaviour.pieces ?? piecesOf(replyText(behaviour, userText), behaviour.pieceChars ?? 3);
   const askedForUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
-  const script = streamScript(api, provider, model, userText, pieces, askedForUsage);
+  const script = streamScript(api, provider, model, userText, pieces, askedForUsage, behaviour.message);
   const failing = behaviour.mode === 'streamError' || behaviour.mode === 'streamCut' || behaviour.mode === 'streamStall';
   const sent = failing ? script.pieces.slice(0, Math.min(behaviour.failAfterPieces ?? 2, pieces.length - 1)) : script.pieces;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

@@ -24,7 +24,10 @@ export interface StreamScript {
 }
 
 /** The events of a streamed answer that says `pieces` in order. */
-export function streamScript(api: WireApi, provider: string, model: string, userText: string, pieces: string[], askedForUsage: boolean): StreamScript {
+export function streamScript(
+  api: WireApi, provider: string, model: string, userText: string, pieces: string[], askedForUsage: boolean, errorMessage?: string,
+): StreamScript {
+  const said = (fallback: string) => errorMessage ?? fallback;
   const id = nextId();
   const text = pieces.join('');
   const input = tokens(userText);
@@ -49,7 +52,7 @@ export function streamScript(api: WireApi, provider: string, model: string, user
         ],
         error: event('response.failed', {
           type: 'response.failed', sequence_number: n++,
-          response: response('failed', { error: { code: 'server_error', message: 'The server had an error while processing your request. Sorry about that!' } }),
+          response: response('failed', { error: { code: 'server_error', message: said('The server had an error while processing your request. Sorry about that!') } }),
         }),
       };
     }
@@ -66,7 +69,7 @@ export function streamScript(api: WireApi, provider: string, model: string, user
         head: [event(undefined, chunk({ role: 'assistant', content: '' }, null))],
         pieces: pieces.map((content) => event(undefined, chunk({ content }, null))),
         tail: [event(undefined, last), ...usageChunk, event(undefined, '[DONE]')],
-        error: event(undefined, { error: { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', param: null, code: null } }),
+        error: event(undefined, { error: { message: said('The server had an error while processing your request. Sorry about that!'), type: 'server_error', param: null, code: null } }),
       };
     }
     case 'anthropic-messages':
@@ -88,7 +91,7 @@ export function streamScript(api: WireApi, provider: string, model: string, user
           event('message_delta', { type: 'message_delta', delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: output } }),
           event('message_stop', { type: 'message_stop' }),
         ],
-        error: event('error', { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } }),
+        error: event('error', { type: 'error', error: { type: 'overloaded_error', message: said('Overloaded') } }),
       };
     case 'google-generate-content': {
       const chunk = (piece: string, finish?: string, outputSoFar = 0) => ({
@@ -103,7 +106,7 @@ export function streamScript(api: WireApi, provider: string, model: string, user
         head: [],
         pieces: [...all, lastPiece],
         tail: [],
-        error: event(undefined, { error: { code: 503, message: 'The model is overloaded. Please try again later.', status: 'UNAVAILABLE' } }),
+        error: event(undefined, { error: { code: 503, message: said('The model is overloaded. Please try again later.'), status: 'UNAVAILABLE' } }),
       };
     }
   }

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { deltasOf, parseEventStream, readUntil } from '../helpers/event-stream.js';
 import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
+import { secretFragmentsIn } from '../helpers/secrets.js';
 
 const PERSONA = {
   name: 'Acme Support',
@@ -70,7 +71,7 @@ describe('POST /v1/refine with "stream": true', () => {
         data: { error: 502, message: expect.stringMatching(new RegExp(`^provider "${provider}" (failed|is overloaded) \\(HTTP 5\\d\\d\\): `)) },
       });
       expect(events.filter((e) => e.event !== 'delta')).toHaveLength(1);
-      expect(JSON.stringify(events)).not.toContain(callerKey(provider).slice(4, 10));
+      expect(secretFragmentsIn(JSON.stringify(events), callerKey(provider))).toEqual([]);
     });
 
     it('a connection cut mid-stream ends with a 502 error event, not a clean done', async () => {
@@ -127,7 +128,7 @@ describe('POST /v1/refine with "stream": true', () => {
       const res = await refine(body(provider));
       expect(res.headers.get('x-error-source')).toBe('provider');
       const message = await expectJsonError(res, 400);
-      expect(message).not.toContain(callerKey(provider).slice(4, 10));
+      expect(secretFragmentsIn(message, callerKey(provider))).toEqual([]);
     });
     it.each(FORMATS)('%s rate limiting before its first token: 429 with Retry-After', async (provider) => {
       f.fake.setBehaviour({ mode: 'rateLimit', retryAfterSeconds: 5 });
@@ -181,10 +182,41 @@ describe('POST /v1/refine with "stream": true', () => {
     expect(f.fake.requestCount).toBe(2);
   });
 
+  it('a provider error event echoing the key mid-stream reaches the client scrubbed of every fragment', async () => {
+    for (const provider of FORMATS) {
+      f.fake.setBehaviour({ mode: 'streamError', reply: REPLY, failAfterPieces: 20, message: `bad key ${callerKey(provider)} (${callerKey(provider).slice(-8)})` });
+      const text = await (await refine(body(provider))).text();
+      const last = parseEventStream(text).at(-1)!;
+      expect(last.event).toBe('error');
+      expect(String(last.data.message)).toContain('bad key');
+      expect(secretFragmentsIn(text, callerKey(provider))).toEqual([]);
+    }
+  });
+
   it('counts a stream as a refine in the metrics', async () => {
     f.fake.setBehaviour({ mode: 'ok', reply: REPLY });
     await (await refine(body('google'))).text();
     const metrics = await (await f.server.request('/metrics')).text();
     expect(metrics).toMatch(/provider_calls_total\{provider="google",outcome="ok"\} [1-9]/);
+  });
+});
+
+describe('streams and the per-account refine cap', () => {
+  it('a stream holds its slot until it ends: a third refine is refused with 429 while two stream', async () => {
+    const f = await startRefineFixture({ env: { MAX_CONCURRENT_REFINES_PER_ACCOUNT: '2' } });
+    try {
+      const personaId = (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Cap' } })).json()).id;
+      f.fake.setBehaviour({ mode: 'ok', reply: REPLY, pieceDelayMs: 40 });
+      const stream = { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'x', stream: true };
+      const streams = await Promise.all([0, 1].map(() => f.server.request('/v1/refine', { method: 'POST', json: stream })));
+      expect(streams.map((r) => r.status)).toEqual([200, 200]);
+      const third = await f.server.request('/v1/refine', { method: 'POST', json: { ...stream, stream: false } });
+      expect(third.status).toBe(429);
+      for (const res of streams) expect(parseEventStream(await res.text()).at(-1)!.event).toBe('done');
+      const after = await f.server.request('/v1/refine', { method: 'POST', json: stream });
+      expect(parseEventStream(await after.text()).at(-1)!.event).toBe('done');
+    } finally {
+      await f.close();
+    }
   });
 });
