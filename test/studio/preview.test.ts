@@ -45,6 +45,10 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     expect(await refined.locator('ins').allTextContents()).toEqual(['Hi', 'use teamwork']);
     expect(await refined.locator('.diff-text').textContent()).toBe('Hi there, we will use teamwork to fix your order.');
     expect(await page.locator('.timing').textContent()).toMatch(/^Took [\d.]+ m?s \(service [\d.]+ m?s, of which the provider [\d.]+ m?s, overhead [\d.]+ m?s\)\.$/);
+    const [sent] = f.fake.requests;
+    const input = Math.ceil(sent!.userText.length / 4);
+    // The studio fetches with cache: 'no-store', which browsers send as Cache-Control: no-cache: a fresh answer.
+    expect(await page.locator('.spend').textContent()).toBe(`Answered by openai/${sent!.model} · ${input} input + 13 output tokens, 1 provider call · not from the cache.`);
     await page.evaluate(`document.getElementById('preview-heading').scrollIntoView()`);
     await screenshot(page, 'preview', { docs: true });
 

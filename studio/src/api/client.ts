@@ -5,6 +5,7 @@
 import { errorFromResponse, unreachable } from './api-error.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
+import { parseUsage, type RefineUsage } from './usage.js';
 import type { Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
 
 /** A persona as last read or written, with the ETag that a save sends back as If-Match. */
@@ -27,6 +28,12 @@ export interface RefineRequest {
 export interface RefineOutcome {
   response: string;
   timing: RefineTiming | undefined;
+  /** `X-Provider`: who answered, e.g. `anthropic/claude-haiku-4-5` (a fallback, if one did). */
+  answeredBy: string | undefined;
+  /** `X-Usage`, e.g. `input_tokens=412, output_tokens=37, provider_calls=1`, parsed. */
+  usage: RefineUsage;
+  /** `X-Cache` (HIT or MISS) when the request involved the answer cache. */
+  cache: string | undefined;
   /** As the browser measured it, network included. */
   roundTripMs: number;
 }
@@ -94,6 +101,9 @@ export class StudioApi {
     return {
       response: body.response,
       timing: parseServerTiming(response.headers.get('server-timing')),
+      answeredBy: response.headers.get('x-provider') ?? undefined,
+      usage: parseUsage(response.headers.get('x-usage')),
+      cache: response.headers.get('x-cache') ?? undefined,
       roundTripMs: performance.now() - started,
     };
   }

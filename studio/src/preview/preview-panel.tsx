@@ -4,7 +4,7 @@ import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
 import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
-import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
+import { DiffLegend, DiffText, RefineFailure, Spend, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { type RefineResult, runRefine } from './run-refine.js';
 
@@ -78,6 +78,7 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
             </div>
             <ProtectedSummary sample={result.sample} items={result.protectedItems} />
             <Timing outcome={result.outcome} />
+            <Spend outcome={result.outcome} />
           </div>
         )}
       </div>

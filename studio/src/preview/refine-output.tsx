@@ -4,6 +4,7 @@ import type { RefineOutcome } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
 import type { ProviderNames } from '../api/providers.js';
 import { formatMs } from '../api/server-timing.js';
+import { describeUsage } from '../api/usage.js';
 import type { DiffPart } from './word-diff.js';
 
 /** One side of a diff: the original keeps its removed words, the refinement its added ones. */
@@ -43,6 +44,15 @@ export function Timing({ outcome }: { outcome: RefineOutcome }) {
       {parts.length > 0 ? ` (${parts.join(', ')})` : ''}.
     </p>
   );
+}
+
+/** Who answered, what it cost, and whether the answer came from the cache. */
+export function Spend({ outcome }: { outcome: RefineOutcome }) {
+  const parts: string[] = [];
+  if (outcome.answeredBy) parts.push(`Answered by ${outcome.answeredBy}`);
+  parts.push(describeUsage(outcome.usage));
+  if (outcome.cache) parts.push(outcome.cache === 'HIT' ? 'from the cache' : 'not from the cache');
+  return <p class="spend">{parts.join(' · ')}.</p>;
 }
 
 export function RefineFailure({ error, providerName }: { error: ApiError; providerName: ProviderNames }) {
