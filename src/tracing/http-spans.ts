@@ -3,10 +3,13 @@
  * (`POST /v1/refine`), continuing the caller's trace when a `traceparent`
  * header came in. It is made current just before the handler runs (after the
  * body was read, where the async context would otherwise be lost), and ends
- * when the response has been sent — for a stream, with its last event.
+ * when the response has been sent — for a stream, with its last event — or
+ * when the client closed the connection first (499, `client_aborted`).
  */
 import { type Context, context, diag, DiagLogLevel, propagation, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { onClientClosed } from '../http/client-closed.js';
+import { errorStatus } from '../errors.js';
 
 interface RequestTrace {
   span: Span;
@@ -40,7 +43,7 @@ export function instrumentHttp(app: FastifyInstance, tracer: Tracer): void {
     traced.span.end();
   };
 
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const parent = propagation.extract(ROOT_CONTEXT, request.headers);
     const route = request.routeOptions.url;
     const query = request.url.indexOf('?');
@@ -58,6 +61,7 @@ export function instrumentHttp(app: FastifyInstance, tracer: Tracer): void {
       parent,
     );
     traces.set(request, { span, context: trace.setSpan(parent, span) });
+    onClientClosed(reply, () => finish(request, errorStatus.client_closed_request, 'client_aborted'));
     done();
   });
 
@@ -69,11 +73,6 @@ export function instrumentHttp(app: FastifyInstance, tracer: Tracer): void {
 
   app.addHook('onResponse', (request, reply, done) => {
     finish(request, reply.statusCode);
-    done();
-  });
-
-  app.addHook('onRequestAbort', (request, done) => {
-    finish(request, 499, 'client_aborted');
     done();
   });
 }

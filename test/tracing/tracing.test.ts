@@ -141,6 +141,27 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     expect(failed.attributes['error.type']).toBe('not_found');
   });
 
+  it("ends the span of a request whose client left after sending its whole body, as 499 client_aborted", async () => {
+    const persona = (await (await call(server, '/v1/personas', { name: 'Abandoned' })).json()) as { id: string };
+    fake.enqueue('hang');
+    const asked = fake.requestCount;
+    const traceId = randomBytes(16).toString('hex');
+    const controller = new AbortController();
+    const pending = fetch(`${server.url}/v1/refine`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${SERVICE_KEY}`, 'content-type': 'application/json', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+      body: JSON.stringify({ provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: persona.id, content: CONTENT }),
+      signal: controller.signal,
+    }).catch(() => undefined);
+    // The body was read and the provider is being asked: Fastify's abort hook no longer fires.
+    await expect.poll(() => fake.requestCount).toBeGreaterThan(asked);
+    controller.abort();
+    await pending;
+    await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId && span.name === 'POST /v1/refine'), { timeout: 5_000 }).toBe(true);
+    const request = receiver.spans.find((span) => span.traceId === traceId && span.name === 'POST /v1/refine')!;
+    expect(request).toMatchObject({ statusCode: 2, attributes: { 'http.response.status_code': 499, 'error.type': 'client_aborted' } });
+  });
+
   it('never puts a key, the content or a persona\'s attributes into what it exports', async () => {
     await receiver.waitForSpan('repair');
     const exported = Buffer.concat(receiver.bodies).toString('latin1');
