@@ -29,6 +29,27 @@ describe('secrets never leave the request', () => {
         seenResponses.push(JSON.stringify([...res.headers]) + text);
       }
     }
+    // The paths that name who acted (versions' createdBy, audit actors), the provider list and check's warnings.
+    const base = `/v1/personas/${persona.id}`;
+    const history: Array<[string, string, unknown?]> = [
+      ['PATCH', base, { attributes: { tone: 'dry' } }],
+      ['PUT', `${base}/labels/production`, { version: 1 }],
+      ['POST', `${base}/versions/1/restore`],
+      ['GET', `${base}/versions`],
+      ['GET', `${base}/versions/2`],
+      ['GET', `${base}/labels`],
+      ['GET', `/v1/audit?personaId=${persona.id}`],
+      ['GET', '/v1/providers'],
+      ['POST', '/v1/check', { personaId: persona.id, personaLabel: 'production', content: 'hello' }],
+    ];
+    for (const [method, path, json] of history) {
+      const res = await f.server.request(path, { method, json });
+      const text = await res.text();
+      expect(res.status, `${method} ${path}: ${text}`).toBeLessThan(300);
+      seenResponses.push(JSON.stringify([...res.headers]) + text);
+    }
+    await f.server.request(base, { method: 'DELETE' });
+    seenResponses.push(await (await f.server.request('/v1/audit')).text());
     seenResponses.push(await (await f.server.request('/metrics', { key: null })).text());
   });
   afterAll(() => f.close());
@@ -38,6 +59,8 @@ describe('secrets never leave the request', () => {
   it('the providers really were sent the keys (the test is not vacuous)', () => {
     expect(f.fake.requests.length).toBeGreaterThanOrEqual(ALL_PROVIDERS.length * 3);
     expect(seenResponses.some((r) => r.includes('rejected providerApiKey'))).toBe(true);
+    expect(seenResponses.some((r) => r.includes('"createdBy":"key_'))).toBe(true);
+    expect(seenResponses.some((r) => r.includes('"action":"persona.deleted"'))).toBe(true);
   });
 
   it('not in any response body, header or the metrics: neither whole nor any fragment', () => {
