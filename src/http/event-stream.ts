@@ -21,6 +21,9 @@ export class EventStream {
   private readonly keepAlive: NodeJS.Timeout;
 
   constructor(keepAliveMs = KEEP_ALIVE_MS) {
+    // Headers go out with the first bytes of the body: without this line, a client would
+    // wait for them until the first text cleared the rules (or the stream ended).
+    this.write(': stream open\n\n');
     this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), keepAliveMs);
   }
 

@@ -203,16 +203,18 @@ describe('POST /v1/refine with "stream": true', () => {
 
 describe('streams and the per-account refine cap', () => {
   it('a stream holds its slot until it ends: a third refine is refused with 429 while two stream', async () => {
-    const f = await startRefineFixture({ env: { MAX_CONCURRENT_REFINES_PER_ACCOUNT: '2' } });
+    const f = await startRefineFixture({ env: { MAX_CONCURRENT_REFINES_PER_ACCOUNT: '2', PROVIDER_TIMEOUT_MS: '4000' } });
     try {
       const personaId = (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Cap' } })).json()).id;
-      f.fake.setBehaviour({ mode: 'ok', reply: REPLY, pieceDelayMs: 40 });
+      // Streams that stall after their first pieces stay open until the 4 s deadline.
+      f.fake.setBehaviour({ mode: 'streamStall', reply: REPLY, failAfterPieces: 3 });
       const stream = { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'x', stream: true };
       const streams = await Promise.all([0, 1].map(() => f.server.request('/v1/refine', { method: 'POST', json: stream })));
       expect(streams.map((r) => r.status)).toEqual([200, 200]);
       const third = await f.server.request('/v1/refine', { method: 'POST', json: { ...stream, stream: false } });
       expect(third.status).toBe(429);
-      for (const res of streams) expect(parseEventStream(await res.text()).at(-1)!.event).toBe('done');
+      for (const res of streams) expect(parseEventStream(await res.text()).at(-1)!.data.error).toBe(504);
+      f.fake.setBehaviour({ mode: 'ok', reply: REPLY });
       const after = await f.server.request('/v1/refine', { method: 'POST', json: stream });
       expect(parseEventStream(await after.text()).at(-1)!.event).toBe('done');
     } finally {

@@ -11,7 +11,7 @@ describe('event stream body', () => {
     events.send('done', { response: 'x' });
     events.end();
     await new Promise((resolve) => events.body.once('end', resolve));
-    expect(text.startsWith(formatEvent('delta', { text: 'line one\nline two "quoted"' }))).toBe(true);
+    expect(text.startsWith(`: stream open\n\n${formatEvent('delta', { text: 'line one\nline two "quoted"' })}`)).toBe(true);
     expect(text).toContain('event: delta\ndata: {"text":"line one\\nline two \\"quoted\\""}\n\n');
     expect(text.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(2);
     expect(text.endsWith('event: done\ndata: {"response":"x"}\n\n')).toBe(true);
