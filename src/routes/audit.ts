@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { AuditTrail } from '../audit/audit-trail.js';
 import { AuditEventList, ListAuditQuery } from '../schemas/audit.js';
-import { commonErrors } from '../schemas/common.js';
+import { commonErrors, NextPageHeader } from '../schemas/common.js';
 
 export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditTrail }> = async (app, { audit }) => {
   app.get('/audit', {
@@ -15,7 +15,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditTrail }> = asy
         'A deleted persona\'s events stay.',
       security: [{ bearerAuth: [] }],
       querystring: ListAuditQuery,
-      response: { 200: { description: 'The events', ...AuditEventList }, ...commonErrors },
+      response: { 200: { description: 'The events', headers: NextPageHeader, ...AuditEventList }, ...commonErrors },
     },
     handler: async (request, reply) => {
       const page = await audit.list(request.principal.accountId, request.query);

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../http/auth.js';
 import { type PersonaHistory, versionJson } from '../personas/persona-history.js';
-import { commonErrors, IfMatchHeaders, notFoundError, preconditionError } from '../schemas/common.js';
+import { commonErrors, ETagHeader, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
 import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
 import { JSON_TYPE, sendPersona } from './personas.js';
@@ -22,7 +22,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       security,
       params: PersonaParams,
       querystring: ListVersionsQuery,
-      response: { 200: { description: 'The versions', ...PersonaVersionList }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'The versions', headers: NextPageHeader, ...PersonaVersionList }, ...commonErrors, ...notFoundError },
     },
     handler: async (request, reply) => {
       const { id } = request.params;
@@ -58,7 +58,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       security,
       params: VersionParams,
       headers: IfMatchHeaders,
-      response: { 200: { description: 'The persona as restored', ...Type.Ref('Persona') }, ...commonErrors, ...notFoundError, ...preconditionError },
+      response: { 200: { description: 'The persona as restored', headers: ETagHeader, ...Type.Ref('Persona') }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
     handler: async (request, reply) => {
       const { id, version } = request.params;

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { type PersonaRecord, type PersonaService, personaJson } from '../personas/persona-service.js';
-import { commonErrors, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, notFoundError, preconditionError } from '../schemas/common.js';
+import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import {
   CreatePersonaBody,
   ListPersonasQuery,
@@ -40,7 +40,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       security,
       headers: IdempotencyHeaders,
       body: CreatePersonaBody,
-      response: { 201: { description: 'Created', ...personaRef }, ...commonErrors, ...idempotencyErrors },
+      response: { 201: { description: 'Created', headers: ETagHeader, ...personaRef }, ...commonErrors, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
       const record = await personas.create(actorOf(request), request.body);
@@ -55,7 +55,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       description: 'All personas unless `limit` is given; then a `Link: <…>; rel="next"` header points to the next page.',
       security,
       querystring: ListPersonasQuery,
-      response: { 200: { description: 'The personas', ...PersonaList }, ...commonErrors },
+      response: { 200: { description: 'The personas', headers: NextPageHeader, ...PersonaList }, ...commonErrors },
     },
     handler: async (request, reply) => {
       const { limit, cursor } = request.query;
@@ -74,7 +74,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       summary: 'Get a persona',
       security,
       params: PersonaParams,
-      response: { 200: { description: 'The persona', ...personaRef }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'The persona', headers: ETagHeader, ...personaRef }, ...commonErrors, ...notFoundError },
     },
     handler: async (request, reply) =>
       sendPersona(reply, await personas.get(request.principal.accountId, request.params.id)),
@@ -91,7 +91,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       params: PersonaParams,
       headers: IfMatchHeaders,
       body: UpdatePersonaBody,
-      response: { 200: { description: 'The updated persona', ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
+      response: { 200: { description: 'The updated persona', headers: ETagHeader, ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
     },
     handler: async (request, reply) => {
       const record = await personas.update(actorOf(request), request.params.id, request.body, request.headers['if-match']);

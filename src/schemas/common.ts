@@ -32,6 +32,14 @@ export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'ETag(s) the persona must still have' })),
 });
 
+/** Response headers, for the OpenAPI document. */
+export const ETagHeader = {
+  ETag: Type.String({ description: 'The persona\'s version as a strong validator (`"3"`): send it back in `If-Match`' }),
+};
+export const NextPageHeader = {
+  Link: Type.String({ description: '`<…>; rel="next"`: the next page, present only when there is one' }),
+};
+
 export const idempotencyErrors = {
   409: errorResponse('A request with this Idempotency-Key is still in progress'),
   422: errorResponse('Idempotency-Key was reused with a different request body'),

@@ -62,6 +62,22 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('documents the response headers a client acts on: ETag wherever a persona is answered, Link on every paged list', () => {
+    const paths = document.paths as Record<string, Record<string, any>>;
+    const answered = [
+      ['post', '/v1/personas', '201'],
+      ['get', '/v1/personas/{id}', '200'],
+      ['patch', '/v1/personas/{id}', '200'],
+      ['post', '/v1/personas/{id}/versions/{version}/restore', '200'],
+    ] as const;
+    for (const [method, path, status] of answered) {
+      expect(paths[path]![method].responses[status].headers?.ETag?.schema.type, `${method} ${path}`).toBe('string');
+    }
+    for (const path of ['/v1/personas', '/v1/personas/{id}/versions', '/v1/audit']) {
+      expect(paths[path]!.get.responses['200'].headers?.Link?.schema.type, path).toBe('string');
+    }
+  });
+
   it('documents every well-known attribute, rule keys and enforce included, and still allows any other key', () => {
     const attributes = document.components.schemas.PersonaAttributes;
     expect(attributes.type).toBe('object');

@@ -32,6 +32,8 @@ export interface paths {
                 /** @description The personas */
                 200: {
                     headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -128,6 +130,8 @@ export interface paths {
                 /** @description Created */
                 201: {
                     headers: {
+                        /** @description The persona's version as a strong validator (`"3"`): send it back in `If-Match` */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -246,6 +250,8 @@ export interface paths {
                 /** @description The persona */
                 200: {
                     headers: {
+                        /** @description The persona's version as a strong validator (`"3"`): send it back in `If-Match` */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -469,6 +475,8 @@ export interface paths {
                 /** @description The updated persona */
                 200: {
                     headers: {
+                        /** @description The persona's version as a strong validator (`"3"`): send it back in `If-Match` */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -591,6 +599,8 @@ export interface paths {
                 /** @description The versions */
                 200: {
                     headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -825,6 +835,8 @@ export interface paths {
                 /** @description The persona as restored */
                 200: {
                     headers: {
+                        /** @description The persona's version as a strong validator (`"3"`): send it back in `If-Match` */
+                        ETag?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1310,6 +1322,8 @@ export interface paths {
                 /** @description The events */
                 200: {
                     headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
