@@ -46,6 +46,7 @@ import { AuditEvent } from './schemas/audit.js';
 import { ErrorBody } from './schemas/common.js';
 import { Persona, PersonaAttributes } from './schemas/persona.js';
 import { PersonaVersion } from './schemas/persona-history.js';
+import { StreamDelta, StreamDone } from './schemas/refine.js';
 import { AccountRepository } from './storage/account-repository.js';
 import { AuditRepository } from './storage/audit-repository.js';
 import type { Storage } from './storage/database.js';
@@ -153,6 +154,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   app.addSchema(Persona);
   app.addSchema(PersonaVersion);
   app.addSchema(AuditEvent);
+  // Not a route's body: the events of a streamed refine, published so the SDK's types come from them.
+  app.addSchema(StreamDelta);
+  app.addSchema(StreamDone);
   app.decorateRequest('idempotencyScope', null);
   await installOpenApi(app);
 

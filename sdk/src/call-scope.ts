@@ -57,4 +57,10 @@ export class CallScope {
     clearTimeout(this.timer);
     this.callerSignal?.removeEventListener('abort', this.onCallerAbort);
   }
+
+  /** Disposes and closes whatever is still open under `signal` (a stream nobody reads any more). */
+  close(): void {
+    this.dispose();
+    if (!this.signal.aborted) this.controller.abort();
+  }
 }

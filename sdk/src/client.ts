@@ -3,6 +3,7 @@ import { Audit } from './audit.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
 import { Usage } from './usage.js';
+import { RefineStream, type RefineStreamInput } from './refine-stream.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
 import type { CheckInput, CheckResult, Provider, RefineInput, RefineResult } from './types.js';
 
@@ -76,6 +77,17 @@ export class PersonaRefine {
     const headers = cache === undefined ? undefined : { 'cache-control': cacheControl(cache) };
     const answer = await this.transport.call<{ response: string }>({ method: 'POST', path: '/refine', body: input, headers }, postOptions);
     return refineResult(answer.body, answer.headers);
+  }
+
+  /**
+   * `refine`, streamed: iterate it with `for await` for the text as it is generated, then read
+   * `await stream.result` for the final result. Nothing is sent until the loop starts; leaving the
+   * loop early (or aborting `signal`) closes the connection, which stops the provider. Retried like
+   * `refine` (same Idempotency-Key) until the first piece arrives, never after; `timeoutMs` bounds
+   * the whole stream.
+   */
+  refineStream(input: RefineStreamInput, options?: PostOptions): RefineStream {
+    return new RefineStream(this.transport, input, options);
   }
 
   /** The providers this instance can call, operator-declared ones and `rules` included, and whether each needs a key. */

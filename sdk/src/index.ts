@@ -1,5 +1,6 @@
 export { PersonaRefine, type PersonaRefineOptions, type RefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
 export { PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
+export type { RefineStream, RefineStreamInput, RefineStreamResult } from './refine-stream.js';
 export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';

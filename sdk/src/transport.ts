@@ -95,30 +95,67 @@ export class Transport {
   constructor(private readonly config: TransportConfig) {}
 
   async call<T>(request: ApiRequest, options: PostOptions = {}): Promise<ApiResponse<T>> {
+    const scope = this.scopeFor(options);
+    try {
+      return await this.withRetries(request, options, scope, (headers) => this.attempt<T>(request, headers, scope.signal));
+    } finally {
+      scope.dispose();
+    }
+  }
+
+  /**
+   * Opens a call whose answer is read after this returns (a text/event-stream): `open` runs once
+   * per attempt and is retried like `call` until it resolves. The caller owns the returned scope:
+   * it bounds the reading too, and must be disposed.
+   */
+  async open<T>(
+    request: ApiRequest,
+    options: PostOptions,
+    open: (response: Response) => Promise<T>,
+  ): Promise<{ opened: T; scope: CallScope }> {
+    const scope = this.scopeFor(options);
+    try {
+      const opened = await this.withRetries(request, options, scope, async (headers) => {
+        const response = await this.fetchFor(request, headers, scope.signal);
+        if (!response.ok) throw errorFromResponse(response, await response.text());
+        return open(response);
+      });
+      return { opened, scope };
+    } catch (error) {
+      scope.dispose();
+      throw error;
+    }
+  }
+
+  private scopeFor(options: CallOptions): CallScope {
+    return new CallScope(options.timeoutMs ?? this.config.timeoutMs, options.signal);
+  }
+
+  private async withRetries<T>(
+    request: ApiRequest,
+    options: PostOptions,
+    scope: CallScope,
+    attempt: (headers: Record<string, string>) => Promise<T>,
+  ): Promise<T> {
     const maxRetries = options.maxRetries ?? this.config.maxRetries;
-    const scope = new CallScope(options.timeoutMs ?? this.config.timeoutMs, options.signal);
     // One key per logical call, on the first attempt too: the server then runs a POST at most once
     // however many attempts reach it.
     const idempotencyKey = request.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined;
     const headers = this.headersFor(request, idempotencyKey);
-    try {
-      for (let retry = 0; ; retry++) {
-        let error: PersonaRefineError;
-        try {
-          return await this.attempt<T>(request, headers, scope.signal);
-        } catch (caught) {
-          if (scope.signal.aborted) throw scope.abortError();
-          error = caught instanceof PersonaRefineError ? caught : networkError(caught);
-        }
-        if (retry >= maxRetries || !isRetryable(error, idempotencyKey !== undefined)) throw error;
-        const delayMs = retryDelayMs(retry, error.retryAfter);
-        // Waiting past the deadline only to time out would hide the real error.
-        if (delayMs >= scope.remainingMs()) throw error;
-        this.config.onRetry?.({ method: request.method, path: request.path, retry: retry + 1, delayMs, error });
-        await scope.sleep(delayMs);
+    for (let retry = 0; ; retry++) {
+      let error: PersonaRefineError;
+      try {
+        return await attempt(headers);
+      } catch (caught) {
+        if (scope.signal.aborted) throw scope.abortError();
+        error = caught instanceof PersonaRefineError ? caught : networkError(caught);
       }
-    } finally {
-      scope.dispose();
+      if (retry >= maxRetries || !isRetryable(error, idempotencyKey !== undefined)) throw error;
+      const delayMs = retryDelayMs(retry, error.retryAfter);
+      // Waiting past the deadline only to time out would hide the real error.
+      if (delayMs >= scope.remainingMs()) throw error;
+      this.config.onRetry?.({ method: request.method, path: request.path, retry: retry + 1, delayMs, error });
+      await scope.sleep(delayMs);
     }
   }
 
@@ -132,20 +169,24 @@ export class Transport {
     };
   }
 
-  private async attempt<T>(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<ApiResponse<T>> {
-    const response = await this.config.fetch(this.config.apiUrl + request.path, {
+  private fetchFor(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<Response> {
+    return this.config.fetch(this.config.apiUrl + request.path, {
       method: request.method,
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal,
     });
+  }
+
+  private async attempt<T>(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<ApiResponse<T>> {
+    const response = await this.fetchFor(request, headers, signal);
     const text = await response.text();
     if (!response.ok) throw errorFromResponse(response, text);
     return { headers: response.headers, body: parseBody(response, text) as T };
   }
 }
 
-function networkError(cause: unknown): PersonaRefineError {
+export function networkError(cause: unknown): PersonaRefineError {
   const detail = cause instanceof Error ? (cause.cause instanceof Error ? cause.cause.message : cause.message) : String(cause);
   return new PersonaRefineError({ kind: 'network', message: `could not reach persona-refine: ${detail}`, cause });
 }

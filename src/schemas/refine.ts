@@ -81,7 +81,10 @@ export const StreamUsage = Type.Object(
 );
 
 /** `event: delta` of a streamed refine. */
-export const StreamDelta = Type.Object({ text: Type.String({ description: 'The next piece of the refined text' }) }, { additionalProperties: false });
+export const StreamDelta = Type.Object(
+  { text: Type.String({ description: 'The next piece of the refined text' }) },
+  { $id: 'StreamDelta', additionalProperties: false },
+);
 export type StreamDelta = Static<typeof StreamDelta>;
 
 /** `event: done`, the last event of a streamed refine that succeeded. */
@@ -91,7 +94,7 @@ export const StreamDone = Type.Object(
     violations: ViolationCounts,
     usage: StreamUsage,
   },
-  { additionalProperties: false },
+  { $id: 'StreamDone', additionalProperties: false },
 );
 export type StreamDone = Static<typeof StreamDone>;
 

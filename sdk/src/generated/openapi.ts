@@ -2187,6 +2187,23 @@ export interface components {
             /** @description X-Request-Id of the request that made the change */
             requestId: string | null;
         };
+        StreamDelta: {
+            /** @description The next piece of the refined text */
+            text: string;
+        };
+        StreamDone: {
+            /** @description Exactly the concatenation of every delta's text */
+            response: string;
+            /** @description Rules still broken, by rule id (`{}` when none); a stream gets no repair call */
+            violations: {
+                [key: string]: number;
+            };
+            /** @description The tokens the provider reported (`{}` when it reported none) */
+            usage: {
+                inputTokens?: number;
+                outputTokens?: number;
+            };
+        };
     };
     responses: never;
     parameters: never;
