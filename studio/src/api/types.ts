@@ -1,28 +1,26 @@
-/** The API's persona shapes (the OpenAPI document's Persona), shared by the client and the pure modules that work on them. */
+/**
+ * The API's persona shapes, shared by the client and the pure modules that work on them:
+ * the OpenAPI document's schemas (through the SDK's generated types), so a field the service
+ * adds or renames reaches the studio's type check.
+ */
+import type { components, paths } from '../../../sdk/src/generated/openapi.js';
 
-/** Free-form JSON object, stored and returned verbatim by the service. */
+type Schemas = components['schemas'];
+
+/**
+ * Attributes as the studio edits them: any key, any JSON value (the JSON view may hold what the
+ * form cannot draw), wider than the documented well-known keys; stored and returned verbatim.
+ */
 export type Attributes = Record<string, unknown>;
 
-export interface Persona {
-  id: string;
-  name: string;
-  attributes: Attributes;
-}
+type WithAttributes<T> = Omit<T, 'attributes'> & { attributes: Attributes };
 
-export interface PersonaDraft {
-  name: string;
-  attributes: Attributes;
-}
+export type Persona = WithAttributes<Schemas['Persona']>;
+
+export type PersonaDraft = Omit<Persona, 'id'>;
 
 /** One immutable version of a persona, as GET /v1/personas/{id}/versions lists it. */
-export interface PersonaVersion {
-  version: number;
-  name: string;
-  attributes: Attributes;
-  createdAt: string;
-  /** Id of the API key that made it; null for versions from before history was kept. */
-  createdBy: string | null;
-}
+export type PersonaVersion = WithAttributes<Schemas['PersonaVersion']>;
 
 /** Label → version, e.g. { production: 3 }. */
-export type PersonaLabels = Record<string, number>;
+export type PersonaLabels = paths['/v1/personas/{id}/labels']['get']['responses'][200]['content']['application/json'];
