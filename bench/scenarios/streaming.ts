@@ -56,10 +56,13 @@ function streamOnce(url: URL, body: string, timeoutMs: number): Promise<StreamOu
 }
 
 export async function streaming(s: Settings): Promise<ScenarioResult> {
-  const streams = s.inFlight;
+  // BENCH_STREAMS scales the run (200, 500, 1,000…) to see where the time goes.
+  const streams = Number(process.env.BENCH_STREAMS ?? s.inFlight);
   const streamSeconds = s.quick ? 1 : 10;
   const pieces = Math.ceil(CONTENT.length / PIECE_CHARS);
-  const fake = await startFakeProvider(0, { mode: 'ok', reply: CONTENT, pieceChars: PIECE_CHARS, pieceDelayMs: Math.round((streamSeconds * 1000) / pieces) });
+  // Whole events, one write each, as a provider sends them: the fake's default of two writes
+  // per event (to split characters in tests) doubled the fake's and the service's reads.
+  const fake = await startFakeProvider(0, { mode: 'ok', reply: CONTENT, pieceChars: PIECE_CHARS, pieceDelayMs: Math.round((streamSeconds * 1000) / pieces), wholeEvents: true });
   const database = freshSqlite();
   const probeDir = mkdtempSync(join(tmpdir(), 'event-loop-'));
   const probeFile = join(probeDir, 'delay.jsonl');

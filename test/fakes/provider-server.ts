@@ -56,6 +56,11 @@ export interface FakeBehaviour {
   pieceChars?: number;
   /** Streams: wait between two pieces. Default 0. */
   pieceDelayMs?: number;
+  /**
+   * Streams: write each event whole, in one write, as a provider's server does. Default
+   * false: each event goes out in two writes that split its bytes (and so its characters).
+   */
+  wholeEvents?: boolean;
   /** streamError, streamCut, streamStall: pieces sent before the failure. Default 2. */
   failAfterPieces?: number;
   /** ok/slow: answer without the usage member, as some self-hosted servers do. */
@@ -157,7 +162,7 @@ function replyText(behaviour: FakeBehaviour, userText: string): string {
   return typeof reply === 'function' ? reply(userText) : reply;
 }
 
-/** A streamed answer, each event written in two halves that split bytes (and so characters). */
+/** A streamed answer, each event written in two halves that split bytes (and so characters) unless `wholeEvents`. */
 async function streamAnswer(res: ServerResponse, api: WireApi, provider: string, model: string, userText: string, behaviour: FakeBehaviour, body: unknown): Promise<void> {
   const pieces = behaviour.pieces ?? piecesOf(replyText(behaviour, userText), behaviour.pieceChars ?? 3);
   const askedForUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
@@ -166,6 +171,10 @@ async function streamAnswer(res: ServerResponse, api: WireApi, provider: string,
   const sent = failing ? script.pieces.slice(0, Math.min(behaviour.failAfterPieces ?? 2, pieces.length - 1)) : script.pieces;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const write = async (text: string) => {
+    if (behaviour.wholeEvents) {
+      if (!res.destroyed) res.write(text);
+      return;
+    }
     for (const half of byteHalves(text)) {
       if (res.destroyed) return;
       res.write(half);
@@ -173,9 +182,13 @@ async function streamAnswer(res: ServerResponse, api: WireApi, provider: string,
     }
   };
   for (const text of script.head) await write(text);
-  for (const text of sent) {
+  // Each piece is due at a fixed time from the start: a busy fake that wakes late catches
+  // up instead of adding its lateness to every piece (100 late wake-ups would stretch a
+  // 10 s stream far past the deadline, and the fake would be what a benchmark measures).
+  const startedAt = Date.now();
+  for (const [i, text] of sent.entries()) {
     await write(text);
-    if (behaviour.pieceDelayMs) await pause(behaviour.pieceDelayMs);
+    if (behaviour.pieceDelayMs) await pause(startedAt + (i + 1) * behaviour.pieceDelayMs - Date.now());
   }
   if (res.destroyed) return;
   if (behaviour.mode === 'streamCut') {
