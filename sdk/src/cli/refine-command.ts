@@ -25,6 +25,7 @@ export async function refineCommand(args: string[], context: CliContext): Promis
     'provider-key-env': { type: 'string' },
     out: { type: 'string' },
     concurrency: { type: 'string' },
+    stream: { type: 'boolean' },
   });
   const { persona, provider, model, out } = values;
   if (!persona) throw new UsageError('--persona ID is required');
@@ -32,6 +33,7 @@ export async function refineCommand(args: string[], context: CliContext): Promis
   const keyVariable = values['provider-key-env'] ?? PROVIDER_KEY_VARIABLE;
   const concurrency = positiveInteger(values.concurrency ?? String(DEFAULT_CONCURRENCY), '--concurrency');
   const stdin = positionals.length === 0 || (positionals.length === 1 && positionals[0] === '-');
+  if (values.stream && !stdin) throw new UsageError('--stream refines stdin only (files are written whole)');
   if (!stdin) {
     if (positionals.includes('-')) throw new UsageError('"-" (stdin) cannot be mixed with files');
     if (positionals.length > 1 && !out) throw new UsageError('--out DIR is needed to refine more than one file');
@@ -47,6 +49,7 @@ export async function refineCommand(args: string[], context: CliContext): Promis
     ...(model ? { model } : {}),
   });
 
+  if (values.stream) return refineStreamed(requestFor(await readAll(context.io.stdin)), context);
   if (stdin) {
     const { response } = await context.client().refine(requestFor(await readAll(context.io.stdin)));
     context.io.stdout.write(withNewline(response));
@@ -67,6 +70,28 @@ async function providerKeyFor(provider: string, keyVariable: string, context: Cl
   const key = context.io.env[keyVariable];
   if (!key) throw new UsageError(`set ${keyVariable} to your ${chosen.name} API key (or name another variable with --provider-key-env)`);
   return key;
+}
+
+/**
+ * `--stream`: each piece to stdout as it arrives, then on stderr what `refine` alone would not
+ * show (the text is already out, so a stream gets no repair call): rules still broken and tokens.
+ */
+async function refineStreamed(request: RefineInput, { io, client }: CliContext): Promise<number> {
+  const stream = client().refineStream(request);
+  let last = '';
+  for await (const piece of stream) {
+    io.stdout.write(piece);
+    if (piece !== '') last = piece;
+  }
+  if (!last.endsWith('\n')) io.stdout.write('\n');
+  const { violations, usage } = await stream.result;
+  const broken = Object.entries(violations).map(([rule, count]) => `${rule}=${count}`);
+  const tokens =
+    usage.inputTokens === undefined || usage.outputTokens === undefined
+      ? 'tokens not reported'
+      : `${usage.inputTokens} input + ${usage.outputTokens} output tokens`;
+  io.stderr.write(`${broken.length === 0 ? 'no rule broken' : `rules still broken: ${broken.join(', ')}`}; ${tokens}\n`);
+  return 0;
 }
 
 /** Tokens the provider reported for the files refined; a file whose provider reported none is counted apart. */

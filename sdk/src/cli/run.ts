@@ -22,6 +22,9 @@ export const USAGE = `Usage: persona-refine <command>
          [--out DIR] [--concurrency N] [FILE... | -]
                                     refine stdin to stdout, or files into --out DIR
                                     (N at a time, default 4)
+  refine --stream --persona ID --provider NAME [--model M] [--provider-key-env VAR]
+                                    refine stdin, printing the text as it arrives; rules
+                                    still broken and tokens on stderr
 
 Environment:
   PERSONA_REFINE_API_KEY            your persona-refine API key (required)

@@ -1,0 +1,65 @@
+/** `persona-refine refine --stream` against a real server and the fake provider streaming. */
+import { Readable } from 'node:stream';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type RefineFixture, startRefineFixture } from '../../test/helpers/refine-fixture.js';
+import { run } from '../src/cli/run.js';
+import { PersonaRefine } from '../src/index.js';
+
+const PROVIDER_KEY = 'sk-cli-stream-provider-key-24680';
+const REPLY = 'Our customers can find us on github now, and the team answers every question the same day — no synergy needed.';
+const FIXED = 'Our members can find us on GitHub now, and the team answers every question the same day — no synergy needed.';
+
+describe('persona-refine refine --stream', () => {
+  let f: RefineFixture;
+  let personaId: string;
+
+  /** Runs the CLI in-process, keeping every stdout write apart to see the text arrive piece by piece. */
+  async function cli(args: string[]) {
+    const writes: string[] = [];
+    let stderr = '';
+    const code = await run(['refine', '--stream', '--persona', personaId, '--provider', 'anthropic', ...args], {
+      env: { PERSONA_REFINE_API_KEY: f.server.key, PERSONA_REFINE_URL: f.server.url, PERSONA_REFINE_PROVIDER_KEY: PROVIDER_KEY },
+      cwd: process.cwd(),
+      stdin: Readable.from(['Tell our customers.']),
+      stdout: { write: (text: string) => writes.push(text) },
+      stderr: { write: (text: string) => (stderr += text), isTTY: false },
+    });
+    return { code, writes, stdout: writes.join(''), stderr };
+  }
+
+  beforeAll(async () => {
+    f = await startRefineFixture({ env: { PROVIDER_TIMEOUT_MS: '5000' } });
+    const client = new PersonaRefine({ apiKey: f.server.key, baseUrl: f.server.url });
+    personaId = (await client.personas.create({ name: 'CLI stream', attributes: { vocabulary: { customers: 'members' }, casing: ['GitHub'], avoid: ['synergy'] } })).id;
+  });
+  afterAll(() => f.close());
+  beforeEach(() => f.fake.reset());
+
+  it('prints the text as it arrives, fixed in flight, then rules still broken and tokens on stderr', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: REPLY, pieceChars: 3, pieceDelayMs: 5 });
+    const result = await cli([]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`${FIXED}\n`);
+    expect(result.writes.length).toBeGreaterThan(2);
+    for (const piece of result.writes) expect(piece).not.toMatch(/customers|github/);
+    expect(result.stderr).toMatch(/^rules still broken: avoid=1; \d+ input \+ \d+ output tokens\n$/);
+    expect(f.fake.requests[0]!.headers['x-api-key']).toBe(PROVIDER_KEY);
+  });
+
+  it('a provider error mid-stream: the text so far is out, the error on stderr, exit 1', async () => {
+    f.fake.setBehaviour({ mode: 'streamError', reply: REPLY, failAfterPieces: 30, pieceDelayMs: 5 });
+    const result = await cli([]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.length).toBeGreaterThan(0);
+    expect(FIXED.startsWith(result.stdout)).toBe(true);
+    expect(result.stderr).toMatch(/^persona-refine: provider "anthropic" (failed|is overloaded) \(HTTP 5\d\d/);
+    expect(result.stderr).not.toContain(PROVIDER_KEY.slice(4, 12));
+    expect(f.fake.requestCount).toBe(1);
+  });
+
+  it('refuses files: a stream is printed, not written', async () => {
+    const result = await cli(['a.txt']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--stream refines stdin only');
+  });
+});
