@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
@@ -160,6 +161,22 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId && span.name === 'POST /v1/refine'), { timeout: 5_000 }).toBe(true);
     const request = receiver.spans.find((span) => span.traceId === traceId && span.name === 'POST /v1/refine')!;
     expect(request).toMatchObject({ statusCode: 2, attributes: { 'http.response.status_code': 499, 'error.type': 'client_aborted' } });
+  });
+
+  it('ends the span of a request whose client left halfway through its body, as 499 client_aborted', async () => {
+    const traceId = randomBytes(16).toString('hex');
+    const { port } = new URL(server.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST /v1/personas HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SERVICE_KEY}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: 1000\r\ntraceparent: 00-${traceId}-${randomBytes(8).toString('hex')}-01\r\n\r\n{"name":"Half`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    socket.destroy();
+    await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId), { timeout: 5_000 }).toBe(true);
+    const request = receiver.spans.find((span) => span.traceId === traceId)!;
+    expect(request).toMatchObject({ name: 'POST /v1/personas', statusCode: 2, attributes: { 'http.response.status_code': 499, 'error.type': 'client_aborted' } });
   });
 
   it('never puts a key, the content or a persona\'s attributes into what it exports', async () => {
