@@ -2,7 +2,8 @@
  * The studio's only way out: the public /v1 API of the service that serves it, with the
  * signed-in API key. Nothing here stores anything; the provider key passes through `refine`.
  */
-import { errorFromResponse, unreachable } from './api-error.js';
+import { EventStreamParser, type ServerSentEvent } from '../../../sdk/src/event-stream-parser.js';
+import { ApiError, errorFromResponse, unreachable } from './api-error.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
@@ -106,6 +107,40 @@ export class StudioApi {
       cache: response.headers.get('x-cache') ?? undefined,
       roundTripMs: performance.now() - started,
     };
+  }
+
+  /**
+   * The refine as a stream: `onText` gets the text so far after each piece. A stream makes no
+   * repair call, and its answer carries no timing or usage headers (they are not known when it
+   * starts): the outcome has the provider's tokens from the `done` event and the round trip only.
+   */
+  async refineStream(request: RefineRequest, signal: AbortSignal, onText: (text: string) => void): Promise<RefineOutcome> {
+    const started = performance.now();
+    const response = await this.send('POST', '/refine', { body: { ...request, stream: true }, signal });
+    const reader = response.body!.getReader();
+    const parser = new EventStreamParser();
+    let text = '';
+    const handle = (event: ServerSentEvent): RefineOutcome | undefined => {
+      const data = JSON.parse(event.data) as { text?: string; response?: string; usage?: RefineUsage; error?: number; message?: string };
+      if (event.event === 'delta') onText((text += data.text ?? ''));
+      if (event.event === 'error') throw new ApiError(data.error ?? 500, data.message ?? 'the stream failed', data.message?.startsWith('provider "') ? 'provider' : 'service');
+      if (event.event !== 'done') return undefined;
+      return { response: data.response ?? text, timing: undefined, answeredBy: undefined, usage: data.usage ?? {}, cache: undefined, roundTripMs: performance.now() - started };
+    };
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw unreachable();
+      }
+      for (const event of chunk.done ? parser.end() : parser.push(chunk.value)) {
+        const outcome = handle(event);
+        if (outcome) return outcome;
+      }
+      if (chunk.done) throw new ApiError(502, 'the stream ended before its result', 'service');
+    }
   }
 
   /** The providers this service can call, operator-declared ones and `rules` included. */

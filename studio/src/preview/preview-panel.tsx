@@ -1,5 +1,5 @@
 /** Preview: refine sample text with the saved persona and see what changed, beside the original. */
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
@@ -23,6 +23,10 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
   const [running, setRunning] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<RefineResult | undefined>(undefined);
+  const [stream, setStream] = useState(false);
+  /** While a stream runs (and after Stop): the text so far. */
+  const [streamed, setStreamed] = useState<{ text: string; stopped: boolean } | undefined>(undefined);
+  const stopper = useRef<AbortController | undefined>(undefined);
 
   const refine = async () => {
     const request = refineRequestFor(settings, persona.id, providers ?? []);
@@ -30,9 +34,24 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
     if (typeof request === 'string') return;
     setRunning(true);
     setResult(undefined);
+    setStreamed(undefined);
+    const controller = new AbortController();
+    stopper.current = controller;
     try {
-      setResult(await runRefine(api, request));
+      if (!stream) {
+        setResult(await runRefine(api, request));
+        return;
+      }
+      setStreamed({ text: '', stopped: false });
+      const outcome = await runRefine(api, request, (streaming) => api.refineStream(streaming, controller.signal, (text) => setStreamed({ text, stopped: false })));
+      setStreamed(undefined);
+      setResult(outcome);
+    } catch (error) {
+      // Stop: the text so far stays on screen, marked as stopped.
+      if (!controller.signal.aborted) throw error;
+      setStreamed((shown) => ({ text: shown?.text ?? '', stopped: true }));
     } finally {
+      stopper.current = undefined;
       setRunning(false);
     }
   };
@@ -49,10 +68,19 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
         }}
       >
         <RefineSettingsFields settings={settings} providers={providers} onChange={onSettings} />
+        <div class="field checkbox">
+          <input id="preview-stream" type="checkbox" checked={stream} onChange={(event) => setStream(event.currentTarget.checked)} />
+          <label for="preview-stream">Stream the answer as it is written (no repair call)</label>
+        </div>
         <div class="actions">
           <button type="submit" disabled={running}>
             {running ? 'Refining…' : 'Refine'}
           </button>
+          {running && stream && (
+            <button type="button" onClick={() => stopper.current?.abort()}>
+              Stop
+            </button>
+          )}
         </div>
       </form>
       {problem && (
@@ -61,6 +89,12 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
         </p>
       )}
       <div aria-live="polite">
+        {streamed && (
+          <figure class="streamed">
+            <figcaption>{streamed.stopped ? `Stopped: what ${persona.name} had written` : `${persona.name} is writing…`}</figcaption>
+            <div class="diff-text streamed-text">{streamed.text}</div>
+          </figure>
+        )}
         {result && 'error' in result && <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} />}
         {result && 'outcome' in result && (
           <div class="result">

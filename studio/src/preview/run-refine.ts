@@ -8,9 +8,14 @@ export type RefineResult =
   | { outcome: RefineOutcome; diff: DiffPart[]; sample: string; protectedItems: ProtectedItem[] }
   | { error: ApiError };
 
-export async function runRefine(api: StudioApi, request: RefineRequest): Promise<RefineResult> {
+/** `refine` chooses how (e.g. streamed); by default the plain refine. */
+export async function runRefine(
+  api: StudioApi,
+  request: RefineRequest,
+  refine: (request: RefineRequest) => Promise<RefineOutcome> = (plain) => api.refine(plain),
+): Promise<RefineResult> {
   try {
-    const outcome = await api.refine(request);
+    const outcome = await refine(request);
     return {
       outcome,
       diff: wordDiff(request.content, outcome.response),
