@@ -4,7 +4,7 @@
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
 import { DomainError, invalidRequest } from '../errors.js';
-import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type ProviderFailure, type ProviderText } from './attempt.js';
+import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type ProviderFailure } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
@@ -127,11 +127,13 @@ function resolveProviders(overrides: ProviderOverrides): Map<string, ResolvedPro
   return providers;
 }
 
-function observed(attempt: Attempt<ProviderText>, report: (report: AttemptReport) => void): Attempt<ProviderText> {
+/** Reports how each attempt ended; a success only when `usageOf` can tell its usage now. */
+function observed<T>(attempt: Attempt<T>, report: (report: AttemptReport) => void, usageOf: ((value: T) => TokenUsage | undefined) | undefined): Attempt<T> {
   return async (signal) => {
     try {
       const outcome = await attempt(signal);
-      report(outcome.ok ? { ok: true, usage: outcome.value.usage } : { ok: false, failure: outcome.failure });
+      if (!outcome.ok) report({ ok: false, failure: outcome.failure });
+      else if (usageOf) report({ ok: true, usage: usageOf(outcome.value) });
       return outcome;
     } catch (error) {
       report({ ok: false, failure: undefined });
@@ -169,11 +171,9 @@ export function createProviderRegistry(
     const { target, model } = targetFor(id, call);
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
     try {
-      const { value, attempts } = await callWithRetries(
-        scope,
-        tracedStreamedAttempt(tracer, id, model, streamedAttempt(target, { model, system: call.system, user: call.user })),
-        maxRetries,
-      );
+      const attempt = tracedStreamedAttempt(tracer, id, model, streamedAttempt(target, { model, system: call.system, user: call.user }));
+      // A stream's usage is known only once it ended: the caller reads it from `usage()` then.
+      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, undefined) : attempt, budget.maxRetries ?? maxRetries);
       return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
     } catch (error) {
       scope.close();
@@ -193,7 +193,7 @@ export function createProviderRegistry(
       const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
       try {
         const attempt = tracedAttempt(tracer, id, model, answerAttempt(target, { model, system: call.system, user: call.user }));
-        const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt) : attempt, budget.maxRetries ?? maxRetries);
+        const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, (text) => text.usage) : attempt, budget.maxRetries ?? maxRetries);
         return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
       } finally {
         scope.close();

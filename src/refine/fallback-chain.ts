@@ -10,7 +10,7 @@
  * fallback is the retry.
  */
 import { ClientAbortedError, DomainError } from '../errors.js';
-import type { AttemptReport, ProviderRegistry } from '../providers/index.js';
+import type { AttemptReport, ProviderBudget, ProviderCall } from '../providers/index.js';
 import { scrubSecret } from '../providers/secret-scrubber.js';
 import type { ProviderUsage } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
@@ -29,13 +29,6 @@ export interface ChainCall {
   /** Epoch ms shared by every attempt (PROVIDER_TIMEOUT_MS from the start). */
   deadline: number;
   timeoutMs: number;
-}
-
-export interface ChainAnswer {
-  text: string;
-  link: ProviderLink;
-  /** What the answering provider was paid, so a repair call adds to it. */
-  usage: ProviderUsage;
 }
 
 /**
@@ -66,12 +59,15 @@ function everyAttemptFailed(errors: DomainError[], links: ProviderLink[]): Domai
   return new DomainError(last.code, message, { source: 'provider', headers: last.headers });
 }
 
-export async function firstAnswer(
-  providers: ProviderRegistry,
+/** Starts one provider; `generate` or `stream` of the registry. */
+export type StartProvider<T> = (link: ProviderLink, call: ProviderCall, budget: ProviderBudget) => Promise<T>;
+
+export async function firstAnswer<T>(
+  start: StartProvider<T>,
   links: ProviderLink[],
   call: ChainCall,
   contributions: ProviderUsage[],
-): Promise<ChainAnswer> {
+): Promise<{ value: T; link: ProviderLink; usage: ProviderUsage }> {
   const failures: DomainError[] = [];
   for (let index = 0; index < links.length; index++) {
     const link = links[index] as ProviderLink;
@@ -84,13 +80,13 @@ export async function firstAnswer(
       : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };
     const attempts = countAttempts(usage);
     try {
-      const answer = await providers.generate(
-        link.provider,
+      const value = await start(
+        link,
         { apiKey: link.apiKey, model: link.model, system: call.system, user: call.user, signal: call.signal, onAttempt: attempts.onAttempt },
         budget,
       );
       usage.outcome = 'answered';
-      return { text: answer.text, link, usage };
+      return { value, link, usage };
     } catch (error) {
       if (error instanceof ClientAbortedError) usage.outcome = 'aborted';
       if (!(error instanceof DomainError) || error.source !== 'provider') throw error;

@@ -23,7 +23,7 @@ import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from './fallback-chain.js';
 import { cleanModelOutput } from './output-cleanup.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineStream, streamThroughProvider, wholeText } from './refine-stream.js';
+import { type RefineStream, type StreamEnd, streamThroughProvider, wholeText } from './refine-stream.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -98,14 +98,32 @@ export class RefineService {
    * The same refine, streamed (refine-stream.ts). Resolves once the first text is there;
    * everything that fails before that rejects exactly as `refine` does.
    */
-  async refineStream(accountId: string, body: RefineBody, signal: AbortSignal): Promise<RefineStream> {
+  async refineStream(accountId: string, body: RefineBody, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineStream> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
-      return { personaVersion: persona.version, pieces: wholeText({ response: text, violations: remaining, usage: undefined }) };
+      const usage = new UsageTally();
+      this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
+      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }) };
     }
-    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs };
-    return streamThroughProvider(dependencies, persona, this.withKey(body), originalFor(persona, body.content), signal);
+    const job = this.job(accountId, body, persona, signal);
+    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage };
+    if (!cachePolicy) return streamThroughProvider(dependencies, job);
+    const key = await this.cacheKey(job, job.links[0] as ProviderLink);
+    const hit = key !== undefined && cachePolicy.maxAgeMs !== undefined ? await this.fromCache(job, key, cachePolicy.maxAgeMs) : undefined;
+    if (hit) {
+      return {
+        personaVersion: persona.version, provider: hit.provider, model: hit.model, cache: hit.cache,
+        pieces: wholeText({ response: hit.response, violations: hit.violations, usage: hit.usage }),
+      };
+    }
+    // Stored once the stream ended whole, under the key of whoever answered.
+    const store = async (end: StreamEnd, link: ProviderLink) => {
+      if (!cachePolicy.write || key === undefined) return;
+      const storeKey = link === job.links[0] ? key : await this.cacheKey(job, link);
+      if (storeKey !== undefined) await this.cache.save(storeKey, { response: end.response, provider: link.provider, model: link.model, storedAt: Date.now() });
+    };
+    return { ...(await streamThroughProvider(dependencies, job, store)), cache: { hit: false } };
   }
 
   /** Validation that needs no I/O first (the provider ids), then the persona lookup. */
@@ -147,30 +165,36 @@ export class RefineService {
     }
   }
 
+  private cacheKey(job: ProviderJob, link: ProviderLink): Promise<string | undefined> {
+    return this.cache.key({
+      accountId: job.accountId, provider: link.provider, model: link.model, persona: `${job.personaId}:${job.persona.version}`,
+      system: job.persona.system, user: job.user, providerApiKey: link.apiKey,
+    });
+  }
+
+  /** A stored answer at most `maxAgeMs` old, through the persona's rules again (idempotent: it reports what remains). */
+  private async fromCache(job: ProviderJob, key: string, maxAgeMs: number): Promise<RefineResult | undefined> {
+    const hit = await this.cache.lookup(key, maxAgeMs);
+    if (!hit) return undefined;
+    const { text, remaining } = this.enforce(job.persona, hit.answer.response, job.original);
+    const usage = new UsageTally();
+    this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
+    return {
+      response: text, providerMs: 0, violations: remaining, provider: hit.answer.provider, model: hit.answer.model,
+      usage, personaVersion: job.persona.version, cache: { hit: true, ageSeconds: hit.ageSeconds },
+    };
+  }
+
   private async throughCache(job: ProviderJob, policy: CachePolicy): Promise<RefineResult> {
-    const { accountId, personaId, persona, links, user } = job;
-    const keyOf = (link: ProviderLink) =>
-      this.cache.key({ accountId, provider: link.provider, model: link.model, persona: `${personaId}:${persona.version}`, system: persona.system, user, providerApiKey: link.apiKey });
-    const primary = links[0] as ProviderLink;
-    const key = await keyOf(primary);
-    if (key !== undefined && policy.maxAgeMs !== undefined) {
-      const hit = await this.cache.lookup(key, policy.maxAgeMs);
-      if (hit) {
-        // The stored answer passed these rules when it was stored; enforcing again is idempotent and reports what remains.
-        const { text, remaining } = this.enforce(persona, hit.answer.response, job.original);
-        const usage = new UsageTally();
-        this.usage.record(accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
-        return {
-          response: text, providerMs: 0, violations: remaining, provider: hit.answer.provider, model: hit.answer.model,
-          usage, personaVersion: persona.version, cache: { hit: true, ageSeconds: hit.ageSeconds },
-        };
-      }
-    }
+    const primary = job.links[0] as ProviderLink;
+    const key = await this.cacheKey(job, primary);
+    const hit = key !== undefined && policy.maxAgeMs !== undefined ? await this.fromCache(job, key, policy.maxAgeMs) : undefined;
+    if (hit) return hit;
     const result = await this.throughProviders(job);
     if (policy.write && key !== undefined) {
       // Stored under the key of whoever answered: the key that paid for it is the key that may read it.
-      const answering = links.find((link) => link.provider === result.provider && link.model === result.model) ?? primary;
-      const storeKey = answering === primary ? key : await keyOf(answering);
+      const answering = job.links.find((link) => link.provider === result.provider && link.model === result.model) ?? primary;
+      const storeKey = answering === primary ? key : await this.cacheKey(job, answering);
       if (storeKey !== undefined) {
         await this.cache.save(storeKey, { response: result.response, provider: result.provider, model: answering.model, storedAt: Date.now() });
       }
@@ -186,7 +210,8 @@ export class RefineService {
     let outcome = 'ok';
     this.metrics.refinesInFlight.inc();
     try {
-      const first = await firstAnswer(this.providers, links, call, contributions);
+      const generated = await firstAnswer((link, providerCall, budget) => this.providers.generate(link.provider, providerCall, budget), links, call, contributions);
+      const first = { ...generated, text: generated.value.text };
       const usage = new UsageTally();
       const finish = (text: string, violations: RuleViolation[]): RefineResult => {
         for (const contribution of contributions) usage.addTally(contribution.tally);

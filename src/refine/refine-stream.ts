@@ -5,25 +5,31 @@
  * text is already shown: it is reported at the end instead.
  */
 import type { Metrics } from '../metrics.js';
-import type { ProviderRegistry, ProviderTextStream, TokenUsage } from '../providers/index.js';
+import type { ProviderRegistry, ProviderTextStream } from '../providers/index.js';
+import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
+import { UsageTally } from '../usage/usage-tally.js';
+import { type ChainCall, firstAnswer, type ProviderLink } from './fallback-chain.js';
 import { hasRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
-import type { RefineBody } from '../schemas/refine.js';
 import type { CompiledPersona } from './compiled-personas.js';
-import { buildUserMessage } from './prompt.js';
 import { StreamRefinement } from './stream-refinement.js';
 
 export interface StreamEnd {
   /** Exactly the concatenation of the pieces. */
   response: string;
   violations: RuleViolation[];
-  /** The tokens the provider reported; undefined for the rules provider or when it reported none. */
-  usage: TokenUsage | undefined;
+  /** Provider calls and the tokens reported, summed over every call (a fallback's included). */
+  usage: UsageTally;
   /** The shown text is not a prefix of the final result (a bug): logged by the caller. */
   diverged: boolean;
 }
 
 export interface RefineStream {
   personaVersion: number;
+  /** Who is answering; no model for the offline `rules` provider. */
+  provider: string;
+  model: string | undefined;
+  /** Set when the request asked for the cache. */
+  cache?: { hit: false } | { hit: true; ageSeconds: number };
   /**
    * The pieces of the refined text, returning the end. Throws the DomainError of a
    * failure after the first piece (or ClientAbortedError); `return()` stops the provider.
@@ -41,36 +47,47 @@ export interface StreamDependencies {
   providers: ProviderRegistry;
   metrics: Metrics;
   timeoutMs: number;
+  usage: UsageRecorder;
 }
 
-/** Resolves once the provider's first text arrived; rejects like a non-streamed refine before that. */
+export interface StreamJob {
+  accountId: string;
+  persona: CompiledPersona;
+  /** The caller's provider first, then the fallbacks: tried only until the first text arrived. */
+  links: ProviderLink[];
+  user: string;
+  original: PreservedOriginal | undefined;
+  signal: AbortSignal;
+}
+
+/** Resolves once a provider's first text arrived; rejects like a non-streamed refine before that. */
 export async function streamThroughProvider(
-  { providers, metrics, timeoutMs }: StreamDependencies,
-  persona: CompiledPersona,
-  body: RefineBody & { providerApiKey: string },
-  original: PreservedOriginal | undefined,
-  signal: AbortSignal,
+  { providers, metrics, timeoutMs, usage: recorder }: StreamDependencies,
+  { accountId, persona, links, user, original, signal }: StreamJob,
+  onEnd: (end: StreamEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineStream> {
   const started = performance.now();
-  const labels = { provider: body.provider, outcome: 'ok' };
+  const contributions: ProviderUsage[] = [];
   const settle = (error?: unknown) => {
-    if (error !== undefined) labels.outcome = (error as { code?: string }).code ?? 'unknown';
+    const outcome = error === undefined ? 'ok' : ((error as { code?: string }).code ?? 'unknown');
     metrics.refinesInFlight.dec();
-    metrics.providerCalls.inc(labels);
-    metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
+    recorder.record(accountId, contributions);
+    for (const { provider, failure } of contributions) {
+      const labels = { provider, outcome: failure ?? outcome };
+      metrics.providerCalls.inc(labels);
+      metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
+    }
   };
   metrics.refinesInFlight.inc();
-  let stream: ProviderTextStream;
+  const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + timeoutMs, timeoutMs };
+  let first: Awaited<ReturnType<typeof firstAnswer<ProviderTextStream>>>;
   try {
-    stream = await providers.stream(
-      body.provider,
-      { apiKey: body.providerApiKey, model: body.model, system: persona.system, user: buildUserMessage(body.content), signal },
-      { deadline: Date.now() + timeoutMs, timeoutMs },
-    );
+    first = await firstAnswer((link, providerCall, budget) => providers.stream(link.provider, providerCall, budget), links, call, contributions);
   } catch (error) {
     settle(error);
     throw error;
   }
+  const stream = first.value;
   const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original);
   async function* pieces(): AsyncGenerator<string, StreamEnd, undefined> {
     let failure: unknown;
@@ -79,9 +96,14 @@ export async function streamThroughProvider(
         const shown = refinement.push(piece);
         if (shown !== '') yield shown;
       }
+      first.usage.tally.addAnswer(stream.usage());
       const end = refinement.finish();
       if (end.rest !== '') yield end.rest;
-      return { response: end.response, violations: end.violations, usage: stream.usage(), diverged: end.diverged };
+      const usage = new UsageTally();
+      for (const contribution of contributions) usage.addTally(contribution.tally);
+      const result = { response: end.response, violations: end.violations, usage, diverged: end.diverged };
+      await onEnd(result, first.link);
+      return result;
     } catch (error) {
       failure = error;
       throw error;
@@ -90,5 +112,5 @@ export async function streamThroughProvider(
       settle(failure);
     }
   }
-  return { personaVersion: persona.version, pieces: pieces() };
+  return { personaVersion: persona.version, provider: first.link.provider, model: first.link.model, pieces: pieces() };
 }

@@ -14,7 +14,12 @@ import { countViolations, summarizeViolations } from '../rules/index.js';
 import type { StreamDelta, StreamDone } from '../schemas/refine.js';
 
 function doneEvent(end: StreamEnd): StreamDone {
-  const usage = end.usage === undefined ? {} : { inputTokens: end.usage.inputTokens, outputTokens: end.usage.outputTokens };
+  // The members of X-Usage: a token sum only while every answer reported it.
+  const usage = {
+    ...(end.usage.inputKnown ? { inputTokens: end.usage.inputTokens } : {}),
+    ...(end.usage.outputKnown ? { outputTokens: end.usage.outputTokens } : {}),
+    providerCalls: end.usage.providerCalls,
+  };
   return { response: end.response, violations: countViolations(end.violations), usage };
 }
 
@@ -23,6 +28,9 @@ function replayBody(done: StreamDone): string {
   const delta: StreamDelta = { text: done.response };
   return (done.response === '' ? '' : formatEvent('delta', delta)) + formatEvent('done', done);
 }
+
+/** `X-Provider: <id>/<model>`: known once the first text arrived, before any byte of the stream. */
+const providerHeader = (refined: RefineStream) => (refined.model === undefined ? refined.provider : `${refined.provider}/${refined.model}`);
 
 export interface StreamAnswer {
   request: FastifyRequest;
@@ -47,7 +55,9 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
       const done = doneEvent(next.value);
       // Stored before `done` leaves, so a client that saw it and retries finds it.
       if (settlement) {
-        const headers: Record<string, string> = { 'content-type': EVENT_STREAM_HEADERS['content-type'], 'x-persona-version': String(refined.personaVersion) };
+        const headers: Record<string, string> = {
+          'content-type': EVENT_STREAM_HEADERS['content-type'], 'x-persona-version': String(refined.personaVersion), 'x-provider': providerHeader(refined),
+        };
         if (next.value.violations.length > 0) headers['x-persona-violations'] = summarizeViolations(next.value.violations);
         await settlement.complete({ status: 200, headers, body: replayBody(done) });
         stored = true;
@@ -66,5 +76,10 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
       finished();
     }
   })();
-  return reply.code(200).headers(EVENT_STREAM_HEADERS).header('x-persona-version', String(refined.personaVersion)).send(events.body);
+  reply.code(200).headers(EVENT_STREAM_HEADERS).header('x-persona-version', String(refined.personaVersion)).header('x-provider', providerHeader(refined));
+  if (refined.cache) {
+    reply.header('x-cache', refined.cache.hit ? 'HIT' : 'MISS');
+    if (refined.cache.hit) reply.header('age', String(refined.cache.ageSeconds));
+  }
+  return reply.send(events.body);
 }

@@ -80,7 +80,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       let streaming = false;
       try {
         if (request.body.stream === true) {
-          const refined = await refine.refineStream(accountId, request.body, disconnected.signal);
+          const refined = await refine.refineStream(accountId, request.body, disconnected.signal, cachePolicy);
           streaming = true;
           const finished = () => {
             reply.raw.off('close', onClose);

@@ -76,8 +76,12 @@ export const StreamUsage = Type.Object(
   {
     inputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
     outputTokens: Type.Optional(Type.Integer({ minimum: 0 })),
+    providerCalls: Type.Integer({ minimum: 0, description: 'Calls made, a fallback\'s failed ones included' }),
   },
-  { additionalProperties: false, description: 'The tokens the provider reported (`{}` when it reported none)' },
+  {
+    additionalProperties: false,
+    description: 'What `X-Usage` says for a whole answer: the tokens the providers reported (a member is absent when one did not), and the calls made',
+  },
 );
 
 /** `event: delta` of a streamed refine. */

@@ -57,7 +57,7 @@ describe('POST /v1/refine with "stream": true', () => {
       expect((await plain.json()).response).toBe(last.data.response);
       expect(plain.headers.get('x-persona-violations')).toBe('avoid=1');
       expect(last.data.violations).toEqual({ avoid: 1 });
-      expect(last.data.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
+      expect(last.data.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), providerCalls: 1 });
       expect(String(last.data.response)).toMatch(/members .* support team on GitHub .*\n\nCheers,\nAcme$/s);
     });
 
@@ -154,7 +154,7 @@ describe('POST /v1/refine with "stream": true', () => {
     const events = parseEventStream(await res.text());
     expect(events).toEqual([
       { event: 'delta', data: { text: 'Our members love GitHub.\n\nCheers,\nAcme' } },
-      { event: 'done', data: { response: 'Our members love GitHub.\n\nCheers,\nAcme', violations: {}, usage: {} } },
+      { event: 'done', data: { response: 'Our members love GitHub.\n\nCheers,\nAcme', violations: {}, usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 } } },
     ]);
   });
 
