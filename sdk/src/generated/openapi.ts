@@ -2198,10 +2198,12 @@ export interface components {
             violations: {
                 [key: string]: number;
             };
-            /** @description The tokens the provider reported (`{}` when it reported none) */
+            /** @description What `X-Usage` says for a whole answer: the tokens the providers reported (a member is absent when one did not), and the calls made */
             usage: {
                 inputTokens?: number;
                 outputTokens?: number;
+                /** @description Calls made, a fallback's failed ones included */
+                providerCalls: number;
             };
         };
     };
