@@ -45,7 +45,7 @@ describe('client.refineStream', () => {
     expect(result).toEqual({ response: FIXED });
     expect(JSON.stringify(result)).toBe(JSON.stringify({ response: FIXED }));
     expect(result.violations).toEqual({ avoid: 1 });
-    expect(result.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
+    expect(result.usage).toEqual({ inputTokens: expect.any(Number), outputTokens: expect.any(Number), providerCalls: 1 });
     expect(result.personaVersion).toBe(1);
   });
 
