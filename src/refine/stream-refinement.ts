@@ -26,6 +26,13 @@ const wordCount = (phrase: string) => phrase.trim().split(/\s+/u).length;
  * back, a fifth of the work on a stream of word-sized pieces.
  */
 const SETTLE_EVERY_CHARS = 24;
+/**
+ * And, on a long answer, for a sixteenth of the text so far: each settle costs the length
+ * of the text, so a fixed step would make the whole stream quadratic in its length (an
+ * 8 MB answer in word-sized pieces: hours of CPU); a step growing with the text keeps the
+ * total under 17 times the length, at the price of holding back at most a sixteenth.
+ */
+const SETTLE_EVERY_FRACTION_SHIFT = 4;
 const WHITESPACE = /\s/u;
 const BLANK_LINE = /\n[ \t]*\r?\n/g;
 
@@ -57,7 +64,8 @@ export class StreamRefinement {
     this.raw += piece;
     // Nothing settles before a word ends.
     if (!WHITESPACE.test(piece)) return '';
-    if (this.raw.length - this.settledAt < SETTLE_EVERY_CHARS && !piece.includes('\n')) return '';
+    const since = this.raw.length - this.settledAt;
+    if (since < this.settledAt >> SETTLE_EVERY_FRACTION_SHIFT || (since < SETTLE_EVERY_CHARS && !piece.includes('\n'))) return '';
     this.settledAt = this.raw.length;
     return this.settle();
   }

@@ -52,6 +52,20 @@ describe('stream refinement', () => {
     }
   });
 
+  it('settles a long answer a number of times that grows with the log of its length, not the length (linear work)', () => {
+    const line = 'Our customers on acme cloud can sign up by e-mail.\n';
+    const answer = line.repeat(4_000); // 204 KB, a line break every 51 characters
+    const pieces = answer.match(/.{1,6}/gs) ?? [];
+    const { deltas, end } = stream(pieces);
+    expect(end.diverged).toBe(false);
+    expect(deltas.join('')).toBe(nonStreamed(answer));
+    // Each delta is one settle, and each settle costs the text's length: a settle every
+    // line (4,000) would be quadratic; a step of a sixteenth of the text keeps it linear.
+    expect(deltas.length).toBeLessThan(200);
+    // What is held back stays a sixteenth of the text (plus the few words the rules need).
+    expect(end.rest.length).toBeLessThan(answer.length / 16 + 200);
+  });
+
   it('holds back only what the longest phrase and the sign-off need, not the whole answer', () => {
     const refinement = new StreamRefinement(rules);
     const words = Array.from({ length: 40 }, (_, i) => `word${i}`);
