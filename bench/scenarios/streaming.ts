@@ -50,7 +50,7 @@ function streamOnce(url: URL, body: string, timeoutMs: number): Promise<StreamOu
       res.on('error', () => resolve({ status: res.statusCode ?? 0, lastEvent: 'cut' }));
     });
     req.on('timeout', () => req.destroy(new Error('timeout')));
-    req.on('error', () => resolve({ status: 0, lastEvent: 'connection error' }));
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ status: 0, lastEvent: `connection error ${error.code ?? error.message}` }));
     req.end(body);
   });
 }
