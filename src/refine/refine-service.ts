@@ -6,7 +6,7 @@
  * stored for the same request may stand in for the provider call. Every
  * refine is counted into the account's usage, whatever its outcome.
  */
-import type { AnswerCache } from '../cache/answer-cache.js';
+import type { AnswerCache, CacheHit } from '../cache/answer-cache.js';
 import type { CachePolicy } from '../cache/cache-control.js';
 import { ClientAbortedError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
@@ -24,7 +24,7 @@ import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from '.
 import { cleanModelOutput } from './output-cleanup.js';
 import { buildUserMessage } from './prompt.js';
 import { type RefineStream, type StreamEnd, streamThroughProvider, wholeText } from './refine-stream.js';
-import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
+import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
 export const RULES_PROVIDER = 'rules';
@@ -109,8 +109,7 @@ export class RefineService {
     const job = this.job(accountId, body, persona, signal);
     const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage };
     if (!cachePolicy) return streamThroughProvider(dependencies, job);
-    const key = await this.cacheKey(job, job.links[0] as ProviderLink);
-    const hit = key !== undefined && cachePolicy.maxAgeMs !== undefined ? await this.fromCache(job, key, cachePolicy.maxAgeMs) : undefined;
+    const { key, hit } = await this.fromCache(job, cachePolicy);
     if (hit) {
       return {
         personaVersion: persona.version, provider: hit.provider, model: hit.model, cache: hit.cache,
@@ -120,8 +119,7 @@ export class RefineService {
     // Stored once the stream ended whole, under the key of whoever answered.
     const store = async (end: StreamEnd, link: ProviderLink) => {
       if (!cachePolicy.write || key === undefined) return;
-      const storeKey = link === job.links[0] ? key : await this.cacheKey(job, link);
-      if (storeKey !== undefined) await this.cache.save(storeKey, { response: end.response, provider: link.provider, model: link.model, storedAt: Date.now() });
+      await this.store(job, key, link, end.response);
     };
     return { ...(await streamThroughProvider(dependencies, job, store)), cache: { hit: false } };
   }
@@ -172,32 +170,64 @@ export class RefineService {
     });
   }
 
-  /** A stored answer at most `maxAgeMs` old, through the persona's rules again (idempotent: it reports what remains). */
-  private async fromCache(job: ProviderJob, key: string, maxAgeMs: number): Promise<RefineResult | undefined> {
-    const hit = await this.cache.lookup(key, maxAgeMs);
-    if (!hit) return undefined;
+  /**
+   * The primary link's key, and a stored answer at most `maxAge` old through the persona's
+   * rules again (idempotent: it reports what remains).
+   */
+  private async fromCache(job: ProviderJob, policy: CachePolicy): Promise<{ key: string | undefined; hit: RefineResult | undefined }> {
+    const { key, hit } = await this.lookUp(job, policy);
+    if (!hit) return { key, hit: undefined };
     const { text, remaining } = this.enforce(job.persona, hit.answer.response, job.original);
     const usage = new UsageTally();
     this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
-    return {
+    const result: RefineResult = {
       response: text, providerMs: 0, violations: remaining, provider: hit.answer.provider, model: hit.answer.model,
       usage, personaVersion: job.persona.version, cache: { hit: true, ageSeconds: hit.ageSeconds },
     };
+    return { key, hit: result };
+  }
+
+  /** The lookup as one `cache` span: `bypass` when not read (`no-cache`, `no-store`, or no key secret). */
+  private async lookUp(job: ProviderJob, policy: CachePolicy): Promise<{ key: string | undefined; hit: CacheHit | undefined }> {
+    const span = this.tracer.start('cache').set('persona_refine.cache.operation', 'lookup');
+    try {
+      const key = await this.cacheKey(job, job.links[0] as ProviderLink);
+      if (key === undefined || policy.maxAgeMs === undefined) {
+        span.set('persona_refine.cache.result', 'bypass');
+        return { key, hit: undefined };
+      }
+      const hit = await this.cache.lookup(key, policy.maxAgeMs);
+      span.set('persona_refine.cache.result', hit ? 'hit' : 'miss');
+      return { key, hit };
+    } catch (error) {
+      span.fail(errorType(error));
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  /** Stored under the key of whoever answered: the key that paid for it is the key that may read it. */
+  private async store(job: ProviderJob, primaryKey: string, link: ProviderLink, response: string): Promise<void> {
+    const span = this.tracer.start('cache').set('persona_refine.cache.operation', 'store');
+    try {
+      const key = link === job.links[0] ? primaryKey : await this.cacheKey(job, link);
+      if (key !== undefined) await this.cache.save(key, { response, provider: link.provider, model: link.model, storedAt: Date.now() });
+    } catch (error) {
+      span.fail(errorType(error));
+      throw error;
+    } finally {
+      span.end();
+    }
   }
 
   private async throughCache(job: ProviderJob, policy: CachePolicy): Promise<RefineResult> {
-    const primary = job.links[0] as ProviderLink;
-    const key = await this.cacheKey(job, primary);
-    const hit = key !== undefined && policy.maxAgeMs !== undefined ? await this.fromCache(job, key, policy.maxAgeMs) : undefined;
+    const { key, hit } = await this.fromCache(job, policy);
     if (hit) return hit;
     const result = await this.throughProviders(job);
     if (policy.write && key !== undefined) {
-      // Stored under the key of whoever answered: the key that paid for it is the key that may read it.
-      const answering = job.links.find((link) => link.provider === result.provider && link.model === result.model) ?? primary;
-      const storeKey = answering === primary ? key : await this.cacheKey(job, answering);
-      if (storeKey !== undefined) {
-        await this.cache.save(storeKey, { response: result.response, provider: result.provider, model: answering.model, storedAt: Date.now() });
-      }
+      const answering = job.links.find((link) => link.provider === result.provider && link.model === result.model) ?? (job.links[0] as ProviderLink);
+      await this.store(job, key, answering, result.response);
     }
     return { ...result, cache: { hit: false } };
   }

@@ -104,6 +104,37 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     expect(childrenOf(trace, repair)[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 0 });
   });
 
+  it('traces the answer cache as `cache` spans: a lookup that missed and the store, then a lookup that hit', async () => {
+    const persona = (await (await call(server, '/v1/personas', { name: 'Cached', attributes: { tone: ATTRIBUTE } })).json()) as { id: string };
+    fake.enqueue({ mode: 'ok', reply: 'Numbers attached.' });
+    const body = { provider: 'openai', providerApiKey: PROVIDER_KEY, personaId: persona.id, content: `${CONTENT} cached` };
+    const cacheSpans = async (cacheHeader: string) => {
+      const traceId = randomBytes(16).toString('hex');
+      const res = await call(server, '/v1/refine', body, { 'cache-control': 'max-age=60', traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-cache')).toBe(cacheHeader);
+      await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId && span.name === 'POST /v1/refine')).toBe(true);
+      const trace = receiver.spans.filter((span) => span.traceId === traceId);
+      const request = trace.find((span) => span.name === 'POST /v1/refine')!;
+      return {
+        cache: childrenOf(trace, request).filter((span) => span.name === 'cache').map((span) => ({ kind: span.kind, statusCode: span.statusCode, attributes: span.attributes })),
+        providerAttempts: trace.filter((span) => span.name.startsWith('chat ')).length,
+      };
+    };
+    const internal = { kind: 1, statusCode: 0 };
+    expect(await cacheSpans('MISS')).toEqual({
+      cache: [
+        { ...internal, attributes: { 'persona_refine.cache.operation': 'lookup', 'persona_refine.cache.result': 'miss' } },
+        { ...internal, attributes: { 'persona_refine.cache.operation': 'store' } },
+      ],
+      providerAttempts: 1,
+    });
+    expect(await cacheSpans('HIT')).toEqual({
+      cache: [{ ...internal, attributes: { 'persona_refine.cache.operation': 'lookup', 'persona_refine.cache.result': 'hit' } }],
+      providerAttempts: 0,
+    });
+  });
+
   it("ends a streamed refine's spans with its last event, the provider attempt's with the usage the stream reported", async () => {
     const persona = (await (await call(server, '/v1/personas', { name: 'Streamed' })).json()) as { id: string };
     const traceId = randomBytes(16).toString('hex');
