@@ -18,6 +18,8 @@ import { openStorage, type Storage } from './storage/database.js';
 import { startTracing } from './tracing/start-tracing.js';
 import { PACKAGE_VERSION } from './version.js';
 
+const LISTEN_BACKLOG = 4096;
+
 /** Migrations and the first-start account: once, before any request is served. */
 async function prepareStorage(config: Config): Promise<{ storage: Storage; issued: IssuedKey | undefined }> {
   const storage = await openStorage(config.database);
@@ -70,7 +72,10 @@ async function serve(config: Config, storage: Storage, issued?: IssuedKey): Prom
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  await app.listen({ port: config.port, host: config.host });
+  // Node's default accept queue (511) overflows when a thousand clients connect in the same
+  // second (the kernel then resets them before any code of ours runs); the kernel caps this
+  // at net.core.somaxconn.
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
   const base = baseUrl(config.host, (app.server.address() as AddressInfo).port);
   // Log lines are written in batches: the start-up lines go out now, before and after the banner.
   flushLogs();

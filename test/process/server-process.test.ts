@@ -1,9 +1,19 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runServerExpectingFailure, startServerProcess } from '../helpers/server-process.js';
 
+const ssAvailable = (() => {
+  try {
+    execFileSync('ss', ['-V'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    process.stderr.write('\n*** SKIPPING the accept-queue test: `ss` (iproute2) is not installed ***\n\n');
+    return false;
+  }
+})();
 const dir = mkdtempSync(join(tmpdir(), 'persona-refine-process-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -43,6 +53,21 @@ describe('the server process', () => {
     expect(second.output()).not.toContain(bootstrapKey);
     for (const file of readdirSync(dir).filter((f) => f.startsWith('restart.sqlite'))) {
       expect(readFileSync(join(dir, file)).includes(bootstrapKey)).toBe(false);
+    }
+  });
+
+  it.skipIf(!ssAvailable)('listens with an accept queue for a burst of a thousand new connections (not Node\'s 511)', async () => {
+    const server = await startServerProcess({ DATABASE_URL: `sqlite:${join(dir, 'backlog.sqlite')}` });
+    try {
+      const port = new URL(server.url).port;
+      // For a listening socket, ss reports the accept queue's size as Send-Q.
+      const line = execFileSync('ss', ['-ltnH', `sport = :${port}`], { encoding: 'utf8' }).trim();
+      const acceptQueue = Number(line.split(/\s+/)[2]);
+      const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+      expect(acceptQueue).toBe(Math.min(4096, somaxconn));
+      expect(acceptQueue).toBeGreaterThan(511);
+    } finally {
+      await server.stop();
     }
   });
 
