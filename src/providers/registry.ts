@@ -4,7 +4,7 @@
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
 import { DomainError, invalidRequest } from '../errors.js';
-import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type ProviderFailure } from './attempt.js';
+import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type Prompt, type ProviderFailure, type ProviderText } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
@@ -142,6 +142,17 @@ function observed<T>(attempt: Attempt<T>, report: (report: AttemptReport) => voi
   };
 }
 
+/** How one kind of attempt is made, traced and reported. */
+interface AttemptKind<T> {
+  attempt: (target: AttemptTarget, prompt: Prompt) => Attempt<T>;
+  traced: (tracer: Tracer, providerId: string, model: string, attempt: Attempt<T>) => Attempt<T>;
+  /** The usage a success can report when it succeeds; none for a stream, whose usage comes at its end. */
+  usageOf: ((value: T) => TokenUsage | undefined) | undefined;
+}
+
+const ANSWERED: AttemptKind<ProviderText> = { attempt: answerAttempt, traced: tracedAttempt, usageOf: (text) => text.usage };
+const STREAMED: AttemptKind<StreamedText> = { attempt: streamedAttempt, traced: tracedStreamedAttempt, usageOf: undefined };
+
 /** Throws the same message config.ts would print if the overrides are unusable (see findProviderConfigProblem). */
 export function createProviderRegistry(
   overrides: ProviderOverrides,
@@ -167,14 +178,18 @@ export function createProviderRegistry(
     };
   };
 
-  const stream = async (id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderTextStream> => {
+  /**
+   * What `generate` and `stream` share, so they cannot drift: the target, the call scope
+   * (deadline and caller's signal), the attempt's span, its reports and the retry budget.
+   * The scope is closed if no attempt succeeded; the caller closes it otherwise.
+   */
+  const attempted = async <T>(id: string, call: ProviderCall, budget: ProviderBudget, kind: AttemptKind<T>) => {
     const { target, model } = targetFor(id, call);
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
     try {
-      const attempt = tracedStreamedAttempt(tracer, id, model, streamedAttempt(target, { model, system: call.system, user: call.user }));
-      // A stream's usage is known only once it ended: the caller reads it from `usage()` then.
-      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, undefined) : attempt, budget.maxRetries ?? maxRetries);
-      return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
+      const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user }));
+      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, kind.usageOf) : attempt, budget.maxRetries ?? maxRetries);
+      return { target, model, scope, value, attempts };
     } catch (error) {
       scope.close();
       throw error;
@@ -182,22 +197,19 @@ export function createProviderRegistry(
   };
 
   return {
-    stream,
+    async stream(id, call, budget) {
+      const { target, model, scope, value, attempts } = await attempted(id, call, budget, STREAMED);
+      return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
+    },
     ids: () => [...ids],
     describe: () => ids.map((id) => ({ id, name: lookup(id).definition.name ?? id, defaultModel: lookup(id).model })),
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
     async generate(id, call, budget) {
-      const { target, model } = targetFor(id, call);
       const started = Date.now();
-      const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
-      try {
-        const attempt = tracedAttempt(tracer, id, model, answerAttempt(target, { model, system: call.system, user: call.user }));
-        const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, (text) => text.usage) : attempt, budget.maxRetries ?? maxRetries);
-        return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
-      } finally {
-        scope.close();
-      }
+      const { model, scope, value, attempts } = await attempted(id, call, budget, ANSWERED);
+      scope.close();
+      return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
     },
   };
 }
