@@ -76,6 +76,19 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history', () => {
     await page.getByText('production now points at version 1.').waitFor();
     expect(await api(`/v1/personas/${id}/labels`)).toEqual({ production: 1 });
 
+    // Changed elsewhere since the view loaded: nothing is done, the view says so and reloads.
+    await api(`/v1/personas/${id}`, 'PATCH', { name: 'Labeller, renamed' });
+    await page.getByLabel(/production → version 1; move to/).selectOption('2');
+    await page.getByRole('button', { name: 'Move production', exact: true }).click();
+    await page.getByText('This persona changed since you opened its history, so nothing was done.', { exact: false }).waitFor();
+    expect(await api(`/v1/personas/${id}/labels`)).toEqual({ production: 1 });
+    const rows = page.getByRole('table', { name: 'Versions, oldest first' }).locator('tbody tr');
+    await rows.nth(2).waitFor();
+    await api(`/v1/personas/${id}`, 'PATCH', { name: 'Labeller, renamed again' });
+    await page.getByRole('button', { name: 'Remove production', exact: true }).click();
+    await rows.nth(3).waitFor();
+    await page.getByText('This persona changed since you opened its history, so nothing was done.', { exact: false }).waitFor();
+    expect(await api(`/v1/personas/${id}/labels`)).toEqual({ production: 1 });
     await page.getByRole('button', { name: 'Remove production', exact: true }).click();
     await page.getByText('Removed production.').waitFor();
     expect(await api(`/v1/personas/${id}/labels`)).toEqual({});

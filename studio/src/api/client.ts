@@ -87,12 +87,14 @@ export class StudioApi {
     return (await this.send('GET', `${personaPath(id)}/labels`)).json() as Promise<PersonaLabels>;
   }
 
-  async setLabel(id: string, label: string, version: number): Promise<PersonaLabels> {
-    return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}`, { body: { version } })).json() as Promise<PersonaLabels>;
+  /** A 412 ApiError if the persona changed since `etag`. */
+  async setLabel(id: string, label: string, version: number, etag?: string): Promise<PersonaLabels> {
+    return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}`, { body: { version }, ifMatch: etag })).json() as Promise<PersonaLabels>;
   }
 
-  async removeLabel(id: string, label: string): Promise<void> {
-    await this.send('DELETE', `${personaPath(id)}/labels/${encodeURIComponent(label)}`);
+  /** A 412 ApiError if the persona changed since `etag`. */
+  async removeLabel(id: string, label: string, etag?: string): Promise<void> {
+    await this.send('DELETE', `${personaPath(id)}/labels/${encodeURIComponent(label)}`, { ifMatch: etag });
   }
 
   async refine(request: RefineRequest, signal?: AbortSignal): Promise<RefineOutcome> {

@@ -28,6 +28,8 @@ interface Loaded {
 }
 
 const describe = (error: unknown) => (error instanceof ApiError ? plainError(error) : 'Something went wrong; try again.');
+const changedElsewhere = (error: unknown) => error instanceof ApiError && error.status === 412;
+const CHANGED_ELSEWHERE = 'This persona changed since you opened its history, so nothing was done. The history below is now up to date: check it and try again.';
 
 export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   const [loaded, setLoaded] = useState<Loaded | undefined>(undefined);
@@ -58,7 +60,10 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
       setStatus(await work());
       await load();
     } catch (error) {
-      setProblem(describe(error));
+      if (!changedElsewhere(error)) return setProblem(describe(error));
+      // Reloaded first, so the retry carries the persona's new ETag.
+      await load();
+      setProblem(CHANGED_ELSEWHERE);
     } finally {
       setBusy(false);
     }
@@ -187,13 +192,13 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
         busy={busy}
         onSet={(label, version) =>
           void act(async () => {
-            await api.setLabel(id, label, version);
+            await api.setLabel(id, label, version, current.etag);
             return `${label} now points at version ${version}.`;
           })
         }
         onRemove={(label) =>
           void act(async () => {
-            await api.removeLabel(id, label);
+            await api.removeLabel(id, label, current.etag);
             return `Removed ${label}.`;
           })
         }
