@@ -50,7 +50,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, streamed', () => {
     const refined = page.getByRole('figure', { name: 'Refined by Friendly support' });
     await refined.waitFor();
     expect(await refined.locator('.diff-text').textContent()).toBe(FIXED);
-    expect(await page.locator('.spend').textContent()).toMatch(/^\d+ input \+ \d+ output tokens\.$/);
+    expect(await page.locator('.spend').textContent()).toMatch(/^\d+ input \+ \d+ output tokens, 1 provider call\.$/);
     expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
     expect(f.fake.requests[0]!.stream).toBe(true);
   });
