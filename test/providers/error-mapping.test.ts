@@ -138,7 +138,7 @@ describe('messages', () => {
   });
 
   it('masks key-looking tokens even when they are not the caller key', async () => {
-    fake.setBehaviour({ mode: 'badRequest', message: 'keys sk-ant-api03-ZZZZ9999 and AIzaSyQQQQ1111 and gsk_PPPP and xai-RRRR are not yours' });
+    fake.setBehaviour({ mode: 'badRequest', message: 'keys sk-ant-api03-ZZZZ9999 and AIzaFAKEQQQQ1111 and gsk_PPPP and xai-RRRR are not yours' });
     const error = await failing('anthropic');
     expect(error.message).toMatch(/: keys \[redacted\] and \[redacted\] and \[redacted\] and \[redacted\] are not yours$/);
   });

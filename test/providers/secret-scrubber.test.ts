@@ -21,7 +21,7 @@ describe('scrubSecret', () => {
 
 describe('cleanProviderText', () => {
   it('masks key-looking tokens of every provider, masked or not', () => {
-    expect(cleanProviderText('sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, AIzaSyAAAA, gsk_BBBB, xai-CCCC', 'other')).toBe(
+    expect(cleanProviderText('sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, AIzaFAKEAAAA, gsk_BBBB, xai-CCCC', 'other')).toBe(
       '[redacted], [redacted], [redacted], [redacted], [redacted]',
     );
   });

@@ -13,7 +13,7 @@ const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', im
 const dir = mkdtempSync(join(tmpdir(), 'persona-refine-tracing-'));
 // Distinctive throughout, so any 6-character fragment of them in an export is a leak.
 const SERVICE_KEY = 'prk_Tq4Wz8Nv2Lx6Rb1Hm9Kc3Pd7Jf5Gs0YaEu';
-const PROVIDER_KEY = 'sk-Mv5Qx1Zr8Nw3Ly6Tb9Hk2Pc7Jd4Fs0';
+const PROVIDER_KEY = 'sk-FAKE-tracing-test-key-Mv5Qx1Zr8';
 const CONTENT = 'Quarterly numbers attached, marker-content-plugh, lots of synergy.';
 const ATTRIBUTE = 'marker-attribute-xyzzy';
 
