@@ -1,6 +1,6 @@
 /**
  * The only reader of process.env. Everything else receives a typed Config.
- * Variable names are part of the public contract (docs/decisions.md, "Configuration").
+ * Variable names are part of the public contract (docs/operations.md, "Configuration").
  */
 import { resolve } from 'node:path';
 import { findProviderConfigProblem, type ProviderOverrides } from './providers/provider-config.js';

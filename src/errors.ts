@@ -115,7 +115,7 @@ export const rateLimited = (message: string, retryAfterSeconds: number, headers:
     headers: { ...headers, 'retry-after': String(retryAfterSeconds) },
   });
 
-/** A provider failure. Its message must start with `provider "<id>"` (docs/decisions.md, "Errors"). */
+/** A provider failure. Its message must start with `provider "<id>"` (docs/http-contract.md, "Errors"). */
 export const providerError = (
   code: Extract<ErrorCode, `provider_${string}`>,
   providerId: string,

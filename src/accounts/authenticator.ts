@@ -1,7 +1,7 @@
 /**
  * Turns a bearer token into an account. Lookups are cached briefly so the hot
  * path does not hit storage on every request; the TTL bounds how long a revoked
- * key keeps working (at most 5 s: docs/decisions.md, "Accounts and keys").
+ * key keeps working (at most 5 s: docs/security.md, "Accounts and keys").
  */
 import { unauthorized } from '../errors.js';
 import type { AccountRepository } from '../storage/account-repository.js';

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on POST routes (docs/decisions.md, "Reliability rules"). The first request with a key
+ * Idempotency-Key on POST routes (docs/storage-and-reliability.md, "Idempotency"). The first request with a key
  * runs and its answer is stored; a retry with the same key and body gets that
  * answer back (with `Idempotent-Replayed: true`) without running again; the
  * same key with another body is a 422. A retry arriving while the first is

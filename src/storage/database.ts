@@ -22,7 +22,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-// Each engine's driver is loaded only when configured: startup time matters (docs/decisions.md, "Performance targets").
+// Each engine's driver is loaded only when configured: startup time matters (docs/performance.md, "Targets").
 async function sqliteDialect(path: string): Promise<SqliteDialect> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const { default: Sqlite } = await import('better-sqlite3');

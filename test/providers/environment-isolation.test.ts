@@ -1,6 +1,6 @@
 /**
  * The server never falls back to a provider key or base URL from its own environment
- * (docs/decisions.md, "Secrets"): the SDKs would read OPENAI_API_KEY, OPENAI_BASE_URL & co. if we let them.
+ * (docs/security.md, "Secrets"): the SDKs would read OPENAI_API_KEY, OPENAI_BASE_URL & co. if we let them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createProviderRegistry } from '../../src/providers/index.js';

@@ -10,7 +10,7 @@ const seconds = (ms: string) => `${Math.round(Number(ms) / 100) / 10} seconds`;
 
 type Explain = (name: string, match: RegExpExecArray, error: ApiError) => string;
 
-/** Provider failures: the message starts with `provider "<id>"` (docs/decisions.md, "Errors"), then one of these. */
+/** Provider failures: the message starts with `provider "<id>"` (docs/http-contract.md, "Errors"), then one of these. */
 const PROVIDER_FAILURES: [RegExp, Explain][] = [
   [/^rejected providerApiKey/, (name) => `${name} did not accept your API key. Check the provider key and try again.`],
   [
