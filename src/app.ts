@@ -23,6 +23,7 @@ import { installOpenApi, openApiRoute } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { memoizedSerializerFactory } from './http/serialization.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
+import { installStorableInput } from './http/storable-input.js';
 import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
 import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/rate-limiter.js';
@@ -122,7 +123,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   app.addHook('onClose', async () => clearInterval(purge));
   const usageRepository = new UsageRepository(storage.db);
   const usageRecorder = new UsageRecorder(usageRepository, metrics, config.usageFlushMs, (error) =>
-    app.log.warn({ err: error }, 'usage counts could not be written; they are kept for the next attempt'),
+    app.log.warn({ err: error }, 'usage counts could not be written'),
+    (increment, error) => app.log.error({ err: error, accountId: increment.accountId, day: increment.day }, 'usage row refused by the database and dropped'),
   );
   // After in-flight requests finished (onClose runs then), before storage closes.
   app.addHook('onClose', () => usageRecorder.close());
@@ -145,6 +147,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   installValidation(app);
   installErrorHandling(app, config.bodyLimitBytes);
   installRequestContext(app, SERVICE_VERSION);
+  installStorableInput(app);
   installJsonBody(app);
   installMetrics(app, metrics);
   installClientClosed(app, metrics);
@@ -169,8 +172,10 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
       installAuth(v1, authenticator);
       installRateLimit(v1, rateLimiter, metrics);
       openApiRoute(v1);
-      await v1.register(personaRoutes, { personas, idempotency: idempotency('POST /v1/personas', idempotencyOptions) });
-      await v1.register(personaHistoryRoutes, { history });
+      // One key space for every persona write; a key is bound to its method and URL (src/http/idempotency.ts).
+      const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
+      await v1.register(personaRoutes, { personas, idempotency: personaWrites });
+      await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites });
       await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });
       await v1.register(refineRoutes, {
         refine,

@@ -35,9 +35,13 @@ export interface IdempotencyOptions {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Compared byte for byte: a retry sends the same body (the SDK does), and nothing is re-serialized. */
+/**
+ * Compared byte for byte: a retry sends the same body (the SDK does), and nothing is re-serialized.
+ * Method and URL count too: one set of hooks serves several routes (PATCH, DELETE, restore), and a
+ * key reused on another persona must not replay the first one's answer.
+ */
 function hashRequest(request: FastifyRequest): string {
-  return createHash('sha256').update(request.rawBody ?? '').digest('hex');
+  return createHash('sha256').update(`${request.method} ${request.url}\n`).update(request.rawBody ?? '').digest('hex');
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {

@@ -2,6 +2,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { SECURITY_HEADERS, STUDIO_CSP } from '../routes/studio.js';
 
 export const API_VERSION = '1.1.0';
 
@@ -27,8 +28,17 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
+  // Encapsulated so the hook covers /docs and its static files only.
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', async (_request, reply) => {
+      reply.headers({ ...SECURITY_HEADERS, 'content-security-policy': DOCS_CSP });
+    });
+    await docs.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: '/v1/openapi.json' } as never });
+  });
 }
+
+/** The studio's policy, except that Swagger UI sets inline style attributes (scripts stay 'self' only). */
+export const DOCS_CSP = STUDIO_CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'");
 
 /** Registered inside /v1: public, so tools can fetch the contract without a key. */
 export function openApiRoute(v1: FastifyInstance): void {

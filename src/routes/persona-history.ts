@@ -3,7 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf } from '../http/auth.js';
 import { type PersonaHistory, versionJson } from '../personas/persona-history.js';
-import { commonErrors, ETagHeader, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
+import type { IdempotencyHooks } from '../http/idempotency.js';
+import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
 import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
 import { JSON_TYPE, sendPersona } from './personas.js';
@@ -11,7 +12,10 @@ import { JSON_TYPE, sendPersona } from './personas.js';
 const security = [{ bearerAuth: [] }];
 const tags = ['versions'];
 
-export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaHistory }> = async (app, { history }) => {
+/** Restore and label removal are not idempotent by themselves (a second restore is a second version, a second removal a 404): a retry needs the key. */
+const IdempotentIfMatchHeaders = Type.Composite([IfMatchHeaders, IdempotencyHeaders]);
+
+export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaHistory; idempotency: IdempotencyHooks }> = async (app, { history, idempotency }) => {
   app.get('/personas/:id/versions', {
     schema: {
       tags,
@@ -49,6 +53,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.post('/personas/:id/versions/:version/restore', {
+    ...idempotency,
     schema: {
       tags,
       summary: 'Make an earlier version the newest one',
@@ -57,8 +62,8 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
         'Answers with the persona and its new ETag. `If-Match` is compared with the persona\'s current ETag.',
       security,
       params: VersionParams,
-      headers: IfMatchHeaders,
-      response: { 200: { description: 'The persona as restored', headers: ETagHeader, ...Type.Ref('Persona') }, ...commonErrors, ...notFoundError, ...preconditionError },
+      headers: IdempotentIfMatchHeaders,
+      response: { 200: { description: 'The persona as restored', headers: ETagHeader, ...Type.Ref('Persona') }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
       const { id, version } = request.params;
@@ -97,14 +102,15 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.delete('/personas/:id/labels/:label', {
+    ...idempotency,
     schema: {
       tags,
       summary: 'Remove a label',
       description: '`If-Match` is compared with the persona\'s current ETag.',
       security,
       params: LabelParams,
-      headers: IfMatchHeaders,
-      response: { 204: { description: 'Removed', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
+      headers: IdempotentIfMatchHeaders,
+      response: { 204: { description: 'Removed', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
       const { id, label } = request.params;

@@ -80,7 +80,9 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       sendPersona(reply, await personas.get(request.principal.accountId, request.params.id)),
   });
 
+  // A retry after a lost answer (the SDK's) gets the first answer back instead of a second version or a 412.
   app.patch('/personas/:id', {
+    ...idempotency,
     schema: {
       tags: ['personas'],
       summary: 'Update a persona',
@@ -89,9 +91,9 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
         'The result is recorded as a new immutable version (the number in the new ETag).',
       security,
       params: PersonaParams,
-      headers: IfMatchHeaders,
+      headers: Type.Composite([IfMatchHeaders, IdempotencyHeaders]),
       body: UpdatePersonaBody,
-      response: { 200: { description: 'The updated persona', headers: ETagHeader, ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError },
+      response: { 200: { description: 'The updated persona', headers: ETagHeader, ...personaRef }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
       const record = await personas.update(actorOf(request), request.params.id, request.body, request.headers['if-match']);
@@ -100,14 +102,15 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
   });
 
   app.delete('/personas/:id', {
+    ...idempotency,
     schema: {
       tags: ['personas'],
       summary: 'Delete a persona',
       description: 'Its versions and labels go with it; its audit events stay.',
       security,
       params: PersonaParams,
-      headers: IfMatchHeaders,
-      response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError },
+      headers: Type.Composite([IfMatchHeaders, IdempotencyHeaders]),
+      response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
       await personas.delete(actorOf(request), request.params.id, request.headers['if-match']);

@@ -27,8 +27,10 @@ export const STUDIO_CSP = [
   "form-action 'self'",
 ].join('; ');
 
-const SECURITY_HEADERS = {
+/** Also sent by /docs (src/http/openapi.ts), with its own CSP: a page next to the API is never framed or sniffed. */
+export const SECURITY_HEADERS = {
   'content-security-policy': STUDIO_CSP,
+  'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',

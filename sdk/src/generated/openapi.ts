@@ -344,6 +344,8 @@ export interface paths {
                 header?: {
                     /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     /** @description Persona id */
@@ -387,6 +389,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A request with this Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description If-Match does not match the current ETag */
                 412: {
                     headers: {
@@ -407,6 +418,15 @@ export interface paths {
                 };
                 /** @description Request body is not application/json */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Idempotency-Key was reused with a different request body */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -455,6 +475,8 @@ export interface paths {
                 header?: {
                     /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     /** @description Persona id */
@@ -510,6 +532,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A request with this Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description If-Match does not match the current ETag */
                 412: {
                     headers: {
@@ -530,6 +561,15 @@ export interface paths {
                 };
                 /** @description Request body is not application/json */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Idempotency-Key was reused with a different request body */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -821,6 +861,8 @@ export interface paths {
                 header?: {
                     /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     /** @description Persona id */
@@ -870,6 +912,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A request with this Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description If-Match does not match the current ETag */
                 412: {
                     headers: {
@@ -890,6 +941,15 @@ export interface paths {
                 };
                 /** @description Request body is not application/json */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Idempotency-Key was reused with a different request body */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1186,6 +1246,8 @@ export interface paths {
                 header?: {
                     /** @description ETag(s) the persona must still have */
                     "if-match"?: string;
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
                 };
                 path: {
                     /** @description Persona id */
@@ -1231,6 +1293,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description A request with this Idempotency-Key is still in progress */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description If-Match does not match the current ETag */
                 412: {
                     headers: {
@@ -1251,6 +1322,15 @@ export interface paths {
                 };
                 /** @description Request body is not application/json */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Idempotency-Key was reused with a different request body */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
