@@ -7,20 +7,24 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { DomainError, invalidRequest } from '../errors.js';
+import { refuseNulInBody } from './storable-input.js';
 
 const BODYLESS_METHODS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS']);
 const STRICT = { protoAction: 'error', constructorAction: 'error' } as const;
 
 export function parseJsonBody(body: string): unknown {
   if (body === '') throw invalidRequest('request body is empty; send a JSON object');
+  let parsed: unknown;
   try {
-    return secureJson.parse(body, undefined, STRICT);
+    parsed = secureJson.parse(body, undefined, STRICT);
   } catch (error) {
     if (error instanceof SyntaxError && /forbidden prototype property/.test(error.message)) {
       throw invalidRequest('request body must not contain "__proto__" or "constructor.prototype" keys');
     }
     throw invalidRequest('request body is not valid JSON');
   }
+  refuseNulInBody(body, parsed);
+  return parsed;
 }
 
 declare module 'fastify' {

@@ -4,7 +4,7 @@
  * never smuggle control characters or megabytes into our logs.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage } from 'node:http';
+import { type IncomingMessage, validateHeaderValue } from 'node:http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { unavailable } from '../errors.js';
 
@@ -30,10 +30,32 @@ export function installRequestContext(app: FastifyInstance, serviceVersion: stri
     closing = true;
     done();
   });
-  app.addHook('onSend', (_request, reply, payload, done) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     if (closing) reply.header('connection', 'close');
+    dropUnsafeHeaders(request, reply);
     done(null, payload);
   });
+}
+
+/**
+ * Every header value we write is safe by construction (values come from validated input),
+ * and this is the guarantee behind it: a value Node would refuse to write (a control
+ * character, a non-Latin-1 character) would otherwise turn a finished, maybe paid-for,
+ * answer into Fastify's own 500 after it was stored for replay. Runs before the
+ * idempotency hook stores the answer. Such a value is a bug: dropped and logged.
+ */
+function dropUnsafeHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  const headers = reply.getHeaders();
+  for (const name in headers) {
+    const value = headers[name];
+    try {
+      if (Array.isArray(value)) for (const item of value) validateHeaderValue(name, item);
+      else if (value !== undefined) validateHeaderValue(name, String(value));
+    } catch {
+      reply.removeHeader(name);
+      request.log.error({ header: name }, 'dropped a response header whose value cannot be sent');
+    }
+  }
 }
 
 export const requestLine = (request: FastifyRequest, reply: FastifyReply, statusCode: number) => ({

@@ -6,6 +6,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
 import { isWellKnownAttribute, shapeMessage } from '../personas/catalogue/index.js';
+import { PATTERN_MESSAGES } from '../schemas/refine.js';
 
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
 const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
@@ -89,6 +90,8 @@ export function validationMessage(errors: ErrorObject[], part = 'body'): string 
       return `${subject} must be at least ${String(params.limit)}`;
     case 'maximum':
       return `${subject} must be at most ${String(params.limit)}`;
+    case 'pattern':
+      return `${subject} ${PATTERN_MESSAGES[String(params.pattern)] ?? 'contains characters that are not allowed'}`;
     default:
       return `${subject} ${error.message ?? 'is invalid'}`;
   }

@@ -1,5 +1,8 @@
 /** ETags are derived from the row version: every successful write bumps it. */
 
+/** The largest version a persona can reach: both engines store it as a 32-bit integer. */
+export const VERSION_MAX = 2_147_483_647;
+
 export function etagFor(version: number): string {
   return `"${version}"`;
 }
@@ -17,7 +20,8 @@ export function versionsFromIfMatch(header: string | undefined): number[] | unde
   for (const tag of header.split(',')) {
     // Weak tags (W/"3") never match under strong comparison.
     const match = /^\s*"(\d{1,15})"\s*$/.exec(tag);
-    if (match?.[1]) versions.push(Number(match[1]));
+    // A number past the column's range names no version (and must not reach PostgreSQL).
+    if (match?.[1] && Number(match[1]) <= VERSION_MAX) versions.push(Number(match[1]));
   }
   return versions;
 }

@@ -77,6 +77,8 @@ function networkReason(error: unknown): string | undefined {
   return undefined;
 }
 
+const MAX_RETRY_AFTER_SECONDS = 86_400;
+
 /** Retry-After (seconds or HTTP date) or OpenAI's retry-after-ms, else Google's RetryInfo. */
 function retryAfterMs(headers: Record<string, string> | undefined, body: unknown): number | undefined {
   const ms = Number.parseFloat(headers?.['retry-after-ms'] ?? '');
@@ -121,8 +123,9 @@ export function errorAnswerFailure(target: AttemptTarget, status: number, header
   }
   if (status === 429) {
     const waitMs = retryAfterMs(headers, body);
-    // Our 429 always carries Retry-After; 1 s when the provider named none.
-    const seconds = waitMs === undefined ? 1 : Math.max(1, Math.ceil(waitMs / 1000));
+    // Our 429 always carries Retry-After: whole seconds, 1 when the provider named none, and
+    // never more than a day (a provider's `1e300` must not reach our header as `1e+300`).
+    const seconds = waitMs === undefined ? 1 : Math.min(MAX_RETRY_AFTER_SECONDS, Math.max(1, Math.ceil(waitMs / 1000)));
     const detail = `is rate limiting requests (HTTP 429): ${said}`;
     return {
       error: providerError('provider_rate_limited', target.providerId, detail, { 'retry-after': String(seconds) }),

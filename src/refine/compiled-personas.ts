@@ -5,6 +5,7 @@
  * version or label); the version number is part of the key, and versions are
  * immutable, so an entry never goes stale.
  */
+import { ByteBoundedLru } from '../limits/byte-bounded-lru.js';
 import { type AttributeProblem, parseAttributes } from '../personas/catalogue/index.js';
 import type { PersonaHistory, PersonaPin } from '../personas/persona-history.js';
 import type { PersonaService } from '../personas/persona-service.js';
@@ -22,10 +23,16 @@ export interface CompiledPersona {
   invalid: AttributeProblem[];
 }
 
-const MAX_CACHED = 1_000;
+/**
+ * Bounded in bytes, not entries: a persona's attributes may be 64 KiB and its prompt more,
+ * so a count bound let a few accounts hold hundreds of megabytes. Strings are UTF-16; the
+ * parsed attributes and rules are counted as about three times the stored JSON.
+ */
+const CACHE_BYTES = 32 * 1024 * 1024;
+const bytesOf = (compiled: CompiledPersona, attributesJson: string) => 512 + 2 * (compiled.system.length + 3 * attributesJson.length);
 
 export class CompiledPersonas {
-  private readonly cache = new Map<string, CompiledPersona>();
+  private readonly cache = new ByteBoundedLru<CompiledPersona>(CACHE_BYTES);
 
   constructor(
     private readonly personas: PersonaService,
@@ -45,8 +52,7 @@ export class CompiledPersonas {
       const persona = { name: source.name, attributes };
       const { values, invalid } = parseAttributes(attributes);
       compiled = { version: source.version, ...persona, rules: rulesFromValues(values), system: buildSystemMessage(persona), invalid };
-      if (this.cache.size >= MAX_CACHED) this.cache.clear();
-      this.cache.set(key, compiled);
+      this.cache.set(key, compiled, bytesOf(compiled, source.attributesJson));
     }
     return compiled;
   }

@@ -8,33 +8,26 @@
  */
 import type { PersonaRules, RuleViolation } from './types.js';
 import { quote, type Span } from './spans.js';
+import { compiledPattern } from './compiled-patterns.js';
 import { escapeRegExp } from './word-match.js';
 
 const TRAILING_PUNCTUATION = /\p{P}+$/u;
 const LETTER = /[\p{L}\p{N}\p{M}]/u;
 
-// Compiling a unicode pattern costs more than running it; personas reuse their sign-off.
-const patterns = new Map<string, RegExp | null>();
-
-function signOffPattern(signOff: string): RegExp | null {
-  let pattern = patterns.get(signOff);
-  if (pattern !== undefined) return pattern;
+function buildSignOffPattern(signOff: string): RegExp | null {
   const words = signOff.trim().split(/\s+/u);
   const last = words.at(-1) ?? '';
-  if (last === '') {
-    pattern = null;
-  } else {
-    const bare = last.replace(TRAILING_PUNCTUATION, '');
-    // A sign-off that is only punctuation ("—") keeps it; otherwise the punctuation is optional.
-    if (bare !== '' || words.length > 1) words[words.length - 1] = bare;
-    const body = words.filter((word) => word !== '').map(escapeRegExp).join(String.raw`\s+`);
-    const edge = LETTER.test(Array.from(body)[0] ?? '') ? String.raw`(?<![\p{L}\p{N}\p{M}])` : '';
-    pattern = new RegExp(`${edge}${body}[\\p{P}\\s]*$`, 'iu');
-  }
-  if (patterns.size >= 1000) patterns.clear();
-  patterns.set(signOff, pattern);
-  return pattern;
+  if (last === '') return null;
+  const bare = last.replace(TRAILING_PUNCTUATION, '');
+  // A sign-off that is only punctuation ("—") keeps it; otherwise the punctuation is optional.
+  if (bare !== '' || words.length > 1) words[words.length - 1] = bare;
+  const body = words.filter((word) => word !== '').map(escapeRegExp).join(String.raw`\s+`);
+  const edge = LETTER.test(Array.from(body)[0] ?? '') ? String.raw`(?<![\p{L}\p{N}\p{M}])` : '';
+  return new RegExp(`${edge}${body}[\\p{P}\\s]*$`, 'iu');
 }
+
+const signOffPattern = (signOff: string): RegExp | null =>
+  compiledPattern('signOff', signOff, () => buildSignOffPattern(signOff), (pattern) => pattern?.source.length ?? 0);
 
 /** Where the sign-off sits at the end of `text`, or null when it is missing. */
 export function signOffSpan(text: string, signOff: string): Span | null {

@@ -10,6 +10,7 @@
  * - Scripts written without spaces (Chinese, Japanese, Thai…) have no word edges,
  *   so a phrase edge in such a script needs no boundary.
  */
+import { compiledPattern } from './compiled-patterns.js';
 import type { OverlapTest, Span } from './spans.js';
 
 export interface PhraseMatch extends Span {
@@ -54,30 +55,22 @@ interface Matcher {
   pattern: RegExp;
 }
 
-/**
- * Compiling the alternation costs more than running it, and a persona's lists are
- * the same on every request: matchers are kept per list. Single-threaded use, so
- * sharing one stateful (`g`) pattern is safe as long as `lastIndex` is reset.
- */
-const matchers = new Map<string, Matcher | null>();
-
-function matcherFor(phrases: readonly string[]): Matcher | null {
-  const key = phrases.join('\u0000');
-  let matcher = matchers.get(key);
-  if (matcher !== undefined) return matcher;
+function buildMatcher(phrases: readonly string[]): Matcher | null {
   const order = phrases
     .map((phrase, index) => ({ phrase, index }))
     .filter(({ phrase }) => phrase.trim() !== '')
     .sort((a, b) => b.phrase.length - a.phrase.length);
-  if (order.length === 0) {
-    matcher = null;
-  } else {
-    const alternatives = order.map(({ phrase }) => `(${phraseBody(phrase)})`).join('|');
-    matcher = { order, pattern: new RegExp(`${START_EDGE}(?:${alternatives})${END_EDGE}`, 'giu') };
-  }
-  if (matchers.size >= 1000) matchers.clear();
-  matchers.set(key, matcher);
-  return matcher;
+  if (order.length === 0) return null;
+  const alternatives = order.map(({ phrase }) => `(${phraseBody(phrase)})`).join('|');
+  return { order, pattern: new RegExp(`${START_EDGE}(?:${alternatives})${END_EDGE}`, 'giu') };
+}
+
+/**
+ * Single-threaded use, so sharing one stateful (`g`) pattern is safe as long as
+ * `lastIndex` is reset.
+ */
+function matcherFor(phrases: readonly string[]): Matcher | null {
+  return compiledPattern('phrases', phrases.join('\u0000'), () => buildMatcher(phrases), (matcher) => matcher?.pattern.source.length ?? 0);
 }
 
 /**

@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { VERSION_MAX } from '../personas/etag.js';
 import { attributesRef } from './persona.js';
 
 export const LABEL_MAX_LENGTH = 40;
@@ -23,7 +24,7 @@ export type PersonaVersion = Static<typeof PersonaVersion>;
 export const PersonaVersionList = Type.Array(Type.Ref('PersonaVersion'));
 
 /** Stored as a 32-bit integer on PostgreSQL: a larger number is a 400, not a database error. */
-export const VERSION_MAX = 2_147_483_647;
+export { VERSION_MAX };
 export const VersionNumber = Type.Integer({ minimum: 1, maximum: VERSION_MAX, description: 'Version number (1, 2, 3 …)' });
 
 export const VersionParams = Type.Object({ id: Type.String({ description: 'Persona id' }), version: VersionNumber });

@@ -7,15 +7,33 @@ export const PROVIDER_KEY_MAX_LENGTH = 4096;
 
 export const MAX_FALLBACKS = 3;
 
+/**
+ * A model name reaches a provider's URL or body and our `X-Provider` header, so it is a
+ * documented character set (every provider's model ids fit it: `gpt-5.4-mini`,
+ * `llama3.2:latest`, `anthropic/claude-3.5-sonnet`, `@cf/meta/llama-3-8b`), checked before
+ * any provider is called.
+ */
+export const MODEL_PATTERN = '^[A-Za-z0-9._:/@+=~-]+$';
+const modelName = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: MODEL_PATTERN, description });
+/** Printable ASCII without blanks: what every provider's keys are, and all an HTTP header can carry. */
+export const PROVIDER_KEY_PATTERN = '^[\\x21-\\x7E]+$';
+
+/** How a value failing each pattern is told, completing "<field> …"; never echoing the value (a key is a secret). */
+export const PATTERN_MESSAGES: Record<string, string> = {
+  [MODEL_PATTERN]: 'may contain only letters A-Z and a-z, digits and . _ - : / @ + = ~',
+  [PROVIDER_KEY_PATTERN]: 'must be printable ASCII without spaces, line breaks or other control characters',
+};
+
 const Fallback = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "anthropic"' }),
     providerApiKey: Type.String({
       minLength: 1,
       maxLength: PROVIDER_KEY_MAX_LENGTH,
+      pattern: PROVIDER_KEY_PATTERN,
       description: "The caller's own key for that provider; a secret exactly like the top-level providerApiKey.",
     }),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides that provider's default model" })),
+    model: Type.Optional(modelName("Overrides that provider's default model")),
   },
   { additionalProperties: false },
 );
@@ -28,13 +46,14 @@ export const RefineBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: PROVIDER_KEY_MAX_LENGTH,
+        pattern: PROVIDER_KEY_PATTERN,
         description: "The caller's own key for that provider; used for this call only, never stored or logged. Required for every provider except \"rules\".",
       }),
     ),
     personaId: Type.String({ minLength: 1, maxLength: 200 }),
     ...PersonaPinFields,
     content: Type.String({ minLength: 1, maxLength: CONTENT_MAX_LENGTH, description: 'The text to refine' }),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Overrides the provider's default model" })),
+    model: Type.Optional(modelName("Overrides the provider's default model")),
     stream: Type.Optional(
       Type.Boolean({
         description:

@@ -5,9 +5,11 @@
  * interval (`USAGE_FLUSH_MS`, default 1 s) adds them, so the refine path never
  * waits on a disk sync. The price: a `kill -9` loses at most the counts of the
  * last interval (plus a flush that was in flight). A graceful stop flushes
- * everything. A failed flush keeps its counts for the next one.
+ * everything. A flush that finds the storage unreachable keeps its counts for the
+ * next one; a row the database itself refuses is dropped alone, never the batch.
  */
 import type { Metrics } from '../metrics.js';
+import { StorageUnavailableError } from '../storage/storage-errors.js';
 import type { UsageCounts, UsageIncrement, UsageRepository } from '../storage/usage-repository.js';
 import type { UsageTally } from './usage-tally.js';
 
@@ -41,6 +43,8 @@ export class UsageRecorder {
     private readonly metrics: Metrics,
     flushMs: number,
     private readonly onFlushError: (error: unknown) => void,
+    /** A row the database refused (not for being unreachable): dropped, counted, logged. */
+    private readonly onRowRefused: (increment: UsageIncrement, error: unknown) => void = () => {},
   ) {
     this.timer = setInterval(() => void this.flush(), flushMs);
     this.timer.unref();
@@ -103,9 +107,31 @@ export class UsageRecorder {
     try {
       await this.repository.add(increments);
     } catch (error) {
-      for (const { accountId, day, provider, model, ...counts } of increments) this.add({ accountId, day, provider, model }, counts);
-      this.onFlushError(error);
+      if (error instanceof StorageUnavailableError) {
+        this.keep(increments);
+        this.onFlushError(error);
+        return;
+      }
+      // The database refused the batch, not the connection: one row it can never store must not
+      // hold back every account's counts, so each row is tried alone and only the refused ones go.
+      await this.writeOneByOne(increments);
     }
+  }
+
+  private async writeOneByOne(increments: UsageIncrement[]): Promise<void> {
+    for (const increment of increments) {
+      try {
+        await this.repository.add([increment]);
+      } catch (error) {
+        if (error instanceof StorageUnavailableError) this.keep([increment]);
+        else this.onRowRefused(increment, error);
+        this.onFlushError(error);
+      }
+    }
+  }
+
+  private keep(increments: UsageIncrement[]): void {
+    for (const { accountId, day, provider, model, ...counts } of increments) this.add({ accountId, day, provider, model }, counts);
   }
 
   private modelLabel(provider: string, model: string): string {

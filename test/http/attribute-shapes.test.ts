@@ -32,7 +32,7 @@ describe('well-known attribute shapes', () => {
 
   it.each([
     [{ tone: { primary: 'warm' } }, 'attributes.tone must be a string or a list of strings (for example ["warm","direct"]) or null'],
-    [{ avoid: ['ok', 3] }, 'attributes.avoid must be a string or a list of strings'],
+    [{ avoid: ['ok', 3] }, 'attributes.avoid must be a string or a list of at most 200 strings, each at most 100 characters'],
     [{ vocabulary: ['members'] }, 'attributes.vocabulary must be an object mapping each term to its replacement'],
     [{ maxSentences: 0 }, 'attributes.maxSentences must be a whole number of at least 1'],
     [{ maxWords: 2.5 }, 'attributes.maxWords must be a whole number of at least 1'],

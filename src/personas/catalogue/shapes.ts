@@ -25,6 +25,26 @@ export interface Shape<T> {
 const STRING = { type: 'string' } as const;
 const STRING_LIST = { type: 'array', items: STRING } as const;
 
+/**
+ * What keeps a persona's rules cheap to compile and run, whoever wrote it: the rules turn
+ * every term into a regular expression, and a 20,000-character phrase overflowed its
+ * compiler while 2,600 terms made one pattern of megabytes (docs/decisions.md, "Attribute limits").
+ */
+export const MAX_TERM_LENGTH = 100;
+export const MAX_TERMS = 200;
+export const MAX_SIGN_OFF_LENGTH = 200;
+
+const TERM = { type: 'string', maxLength: MAX_TERM_LENGTH } as const;
+/** Characters as JSON Schema counts them (code points), not UTF-16 units. */
+const fits = (value: string, max: number): boolean => {
+  if (value.length <= max) return true;
+  if (value.length > max * 2) return false;
+  let count = 0;
+  for (const _ of value) if (++count > max) return false;
+  return true;
+};
+const isTerm = (value: unknown): value is string => isString(value) && fits(value, MAX_TERM_LENGTH);
+
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isStringList = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
 const nonEmpty = <T>(items: T[]): T[] | undefined => (items.length > 0 ? items : undefined);
@@ -53,10 +73,11 @@ export const textOrList: Shape<string | string[]> = {
  * keep their first spelling.
  */
 export const terms: Shape<string[]> = {
-  schema: { anyOf: [STRING, STRING_LIST] },
-  expected: 'a string or a list of strings',
+  schema: { anyOf: [TERM, { type: 'array', maxItems: MAX_TERMS, items: TERM }] },
+  expected: `a string or a list of at most ${MAX_TERMS} strings, each at most ${MAX_TERM_LENGTH} characters`,
   parse(value) {
-    const candidates = isString(value) ? [value] : isStringList(value) ? value : undefined;
+    const isTermList = (list: unknown): list is string[] => Array.isArray(list) && list.length <= MAX_TERMS && list.every(isTerm);
+    const candidates = isTerm(value) ? [value] : isTermList(value) ? value : undefined;
     if (!candidates) return INVALID;
     const seen = new Set<string>();
     const kept: string[] = [];
@@ -72,10 +93,12 @@ export const terms: Shape<string[]> = {
 
 /** `{ "customers": "members" }`: each key is replaced by its value. */
 export const replacements: Shape<VocabularyEntry[]> = {
-  schema: { type: 'object', additionalProperties: STRING },
-  expected: 'an object mapping each term to its replacement',
+  schema: { type: 'object', maxProperties: MAX_TERMS, propertyNames: TERM, additionalProperties: TERM },
+  expected: `an object mapping each term to its replacement (at most ${MAX_TERMS} terms; each term and replacement at most ${MAX_TERM_LENGTH} characters)`,
   parse(value) {
-    if (!isJsonObject(value) || !Object.values(value).every(isString)) return INVALID;
+    if (!isJsonObject(value)) return INVALID;
+    const entries = Object.entries(value);
+    if (entries.length > MAX_TERMS || !entries.every(([from, to]) => isTerm(from) && isTerm(to))) return INVALID;
     const seen = new Set<string>();
     const kept: VocabularyEntry[] = [];
     for (const [rawFrom, rawTo] of Object.entries(value as Record<string, string>)) {
@@ -110,9 +133,9 @@ export const limit: Shape<number> = {
 
 /** Text appended verbatim: line endings normalized to \n, surrounding blanks trimmed. */
 export const closingText: Shape<string> = {
-  schema: STRING,
-  expected: 'a string',
-  parse: (value) => (isString(value) ? value.replace(/\r\n?/g, '\n').trim() || undefined : INVALID),
+  schema: { type: 'string', maxLength: MAX_SIGN_OFF_LENGTH },
+  expected: `a string of at most ${MAX_SIGN_OFF_LENGTH} characters`,
+  parse: (value) => (isString(value) && fits(value, MAX_SIGN_OFF_LENGTH) ? value.replace(/\r\n?/g, '\n').trim() || undefined : INVALID),
 };
 
 export type ExamplePair = { before: string; after: string } & Record<string, unknown>;
