@@ -29,6 +29,12 @@ import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js'
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
 export const RULES_PROVIDER = 'rules';
 
+/**
+ * A `rules` answer is never stored (applying the rules costs less than a lookup), but a caller
+ * who asked for the cache is told it was a miss rather than left without `X-Cache`.
+ */
+const rulesCache = (policy: CachePolicy | undefined) => (policy ? { cache: { hit: false as const } } : {});
+
 export interface RefineResult {
   response: string;
   /** Time spent waiting on the provider, retries and repair included, for Server-Timing. */
@@ -88,7 +94,7 @@ export class RefineService {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      return { response: text, providerMs: 0, violations: remaining, provider: RULES_PROVIDER, model: undefined, usage, personaVersion: persona.version };
+      return { response: text, providerMs: 0, violations: remaining, provider: RULES_PROVIDER, model: undefined, usage, personaVersion: persona.version, ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
     return cachePolicy ? this.throughCache(job, cachePolicy) : this.throughProviders(job);
@@ -104,7 +110,7 @@ export class RefineService {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }) };
+      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
     const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage };

@@ -17,11 +17,16 @@ export const UsageRow = Type.Object(
   {
     day: Type.String({ description: 'UTC day, YYYY-MM-DD' }),
     provider: Type.String({ description: 'The provider id' }),
-    model: Type.String({ description: 'The resolved model (empty for the offline "rules" provider)' }),
+    model: Type.Union([Type.String(), Type.Null()], {
+      description: 'The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers)',
+    }),
     refines: count('Refines this provider/model answered, cache hits included'),
     failures: count('Refines in which this provider/model failed (whether or not a fallback then answered)'),
     cacheHits: count('Refines answered from the cache'),
-    providerCalls: count('HTTP calls made to the provider: retries and repair calls included'),
+    providerCalls: count(
+      'HTTP requests sent to the provider: every attempt, retries, repair calls and attempts that got no answer ' +
+        '(refused connection, timeout) included, since each may be billed or rate-limited',
+    ),
     inputTokens: count('Input tokens the provider reported'),
     outputTokens: count('Output tokens the provider reported'),
   },

@@ -1,11 +1,18 @@
 /** Reading an account's usage: the day range rules, and fresh numbers from this instance. */
 import { invalidRequest } from '../errors.js';
+import type { UsageRow as UsageAnswerRow } from '../schemas/usage.js';
 import type { UsageRepository, UsageRow } from '../storage/usage-repository.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** A longer range is a report, not a dashboard query: ask for it in pieces. */
 const MAX_DAYS = 366;
 const DAY_MS = 86_400_000;
+
+/**
+ * The `rules` provider has no model: stored as '' (the model is part of a row's key), answered
+ * as null, as GET /v1/providers gives its defaultModel.
+ */
+const answerRow = (row: UsageRow): UsageAnswerRow => ({ ...row, model: row.model === '' ? null : row.model });
 
 function parseDay(name: string, value: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -22,7 +29,7 @@ export class UsageService {
     private readonly recorder: UsageRecorder,
   ) {}
 
-  async list(accountId: string, range: { from?: string; to?: string }, now = new Date()): Promise<UsageRow[]> {
+  async list(accountId: string, range: { from?: string; to?: string }, now = new Date()): Promise<UsageAnswerRow[]> {
     const today = now.toISOString().slice(0, 10);
     const to = range.to ?? today;
     const from = range.from ?? `${today.slice(0, 8)}01`;
@@ -31,6 +38,6 @@ export class UsageService {
     if (days > MAX_DAYS) throw invalidRequest(`the range from..to must span at most ${MAX_DAYS} days`);
     // This instance's counts not yet written are written first, so a caller reads its own refines.
     await this.recorder.flush();
-    return this.repository.list(accountId, from, to);
+    return (await this.repository.list(accountId, from, to)).map(answerRow);
   }
 }

@@ -71,6 +71,21 @@ describe('X-Usage and X-Provider on every refine', () => {
     expect(res.headers.get('x-provider')).toBe('rules');
   });
 
+  it('the rules provider asked for the cache says X-Cache: MISS (never stored), streamed or not', async () => {
+    const json = { provider: 'rules', personaId, content: 'Hello there.' };
+    for (let i = 0; i < 2; i++) {
+      const res = await f.server.request('/v1/refine', { method: 'POST', json, headers: { 'cache-control': 'max-age=600' } });
+      expect(res.status).toBe(200);
+      expect(res.headers.get('x-cache')).toBe('MISS');
+      expect(res.headers.get('age')).toBeNull();
+    }
+    const streamed = await f.server.request('/v1/refine', { method: 'POST', json: { ...json, stream: true }, headers: { 'cache-control': 'max-age=600' } });
+    expect(streamed.headers.get('x-cache')).toBe('MISS');
+    await streamed.text();
+    const unasked = await f.server.request('/v1/refine', { method: 'POST', json });
+    expect(unasked.headers.get('x-cache')).toBeNull();
+  });
+
   it('Prometheus counts tokens by provider, model and direction, never by account or key', async () => {
     await refine('mistral', { model: 'mistral-test' });
     const metrics = await (await fetch(`${f.server.url}/metrics`)).text();
@@ -124,7 +139,7 @@ describe.each(storageTargets)('GET /v1/usage on $engine', (target) => {
     const openaiDefault = f.fake.requests[0]!.model;
     const res = await f.server.request(`/v1/usage?from=${today()}&to=${today()}`, { key: account.key });
     expect(res.status).toBe(200);
-    const row = (provider: string, model: string, counts: Record<string, number>) => ({
+    const row = (provider: string, model: string | null, counts: Record<string, number>) => ({
       day: today(), provider, model, refines: 0, failures: 0, cacheHits: 0, providerCalls: 0, inputTokens: 0, outputTokens: 0, ...counts,
     });
     expect(await res.json()).toEqual([
@@ -132,7 +147,8 @@ describe.each(storageTargets)('GET /v1/usage on $engine', (target) => {
       row('anthropic', 'fake-serverError', { failures: 1, providerCalls: 3 }),
       row('openai', openaiDefault, { refines: 2, cacheHits: 1, providerCalls: 1, inputTokens: input, outputTokens: tokens.output }),
       row('openai', 'gpt-other', { refines: 1, providerCalls: 1, inputTokens: input, outputTokens: tokens.output }),
-      row('rules', '', { refines: 1 }),
+      // No model, as GET /v1/providers says of rules (not "").
+      row('rules', null, { refines: 1 }),
     ]);
   });
 

@@ -1977,15 +1977,15 @@ export interface paths {
                             day: string;
                             /** @description The provider id */
                             provider: string;
-                            /** @description The resolved model (empty for the offline "rules" provider) */
-                            model: string;
+                            /** @description The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers) */
+                            model: string | null;
                             /** @description Refines this provider/model answered, cache hits included */
                             refines: number;
                             /** @description Refines in which this provider/model failed (whether or not a fallback then answered) */
                             failures: number;
                             /** @description Refines answered from the cache */
                             cacheHits: number;
-                            /** @description HTTP calls made to the provider: retries and repair calls included */
+                            /** @description HTTP requests sent to the provider: every attempt, retries, repair calls and attempts that got no answer (refused connection, timeout) included, since each may be billed or rate-limited */
                             providerCalls: number;
                             /** @description Input tokens the provider reported */
                             inputTokens: number;

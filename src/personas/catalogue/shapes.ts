@@ -28,7 +28,7 @@ const STRING_LIST = { type: 'array', items: STRING } as const;
 /**
  * What keeps a persona's rules cheap to compile and run, whoever wrote it: the rules turn
  * every term into a regular expression, and a 20,000-character phrase overflowed its
- * compiler while 2,600 terms made one pattern of megabytes (docs/decisions.md, "Attribute limits").
+ * compiler while 2,600 terms made one pattern of megabytes (docs/rules-and-attributes.md, "Attribute limits").
  */
 export const MAX_TERM_LENGTH = 100;
 export const MAX_TERMS = 200;
