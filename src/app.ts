@@ -56,7 +56,7 @@ import { PersonaHistoryRepository } from './storage/persona-history-repository.j
 import { PersonaRepository } from './storage/persona-repository.js';
 import { AnswerCache } from './cache/answer-cache.js';
 import { MemoryAnswerStore, RedisAnswerStore } from './cache/answer-store.js';
-import { SecretRepository } from './storage/secret-repository.js';
+import { SecretRepository, ServiceSecret } from './storage/secret-repository.js';
 import { UsageRepository } from './storage/usage-repository.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageService } from './usage/usage-service.js';
@@ -117,7 +117,11 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
     : memoryLimiter;
   const idempotencyStore = new IdempotencyRepository(storage.db);
-  const idempotencyOptions = { store: idempotencyStore, waitMs: config.providerTimeoutMs + 5_000, staleAfterMs: config.providerTimeoutMs + 60_000 };
+  const secrets = new SecretRepository(storage.db);
+  const idempotencyOptions = {
+    store: idempotencyStore, waitMs: config.providerTimeoutMs + 5_000, staleAfterMs: config.providerTimeoutMs + 60_000,
+    hashKey: new ServiceSecret(secrets, 'idempotency-hmac'),
+  };
   const purge = setInterval(() => void idempotencyStore.purgeExpired(new Date()).catch(() => {}), 10 * 60_000);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
@@ -131,7 +135,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   const answerStore = redis
     ? new RedisAnswerStore(redis, (message) => app.log.warn(message))
     : new MemoryAnswerStore(config.cacheMemoryBytes);
-  const answerCache = new AnswerCache(answerStore, new SecretRepository(storage.db), config.cacheTtlSeconds, (message, error) =>
+  const answerCache = new AnswerCache(answerStore, new ServiceSecret(secrets, 'answer-cache-hmac'), config.cacheTtlSeconds, (message, error) =>
     app.log.warn({ err: error }, message),
   );
   const refine = new RefineService(

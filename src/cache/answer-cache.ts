@@ -8,8 +8,8 @@
  * The HMAC secret is generated once and kept in the database, shared by every
  * instance; the provider key itself is stored nowhere.
  */
-import { createHash, createHmac, randomBytes } from 'node:crypto';
-import type { SecretRepository } from '../storage/secret-repository.js';
+import { createHash, createHmac } from 'node:crypto';
+import type { ServiceSecret } from '../storage/secret-repository.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { AnswerStore, CachedAnswer } from './answer-store.js';
 
@@ -30,14 +30,10 @@ export interface CacheHit {
   ageSeconds: number;
 }
 
-const SECRET_NAME = 'answer-cache-hmac';
-
 export class AnswerCache {
-  private secret: Promise<Buffer> | undefined;
-
   constructor(
     private readonly store: AnswerStore,
-    private readonly secrets: SecretRepository,
+    private readonly secret: ServiceSecret,
     private readonly ttlSeconds: number,
     private readonly warn: (message: string, error: unknown) => void,
   ) {}
@@ -46,7 +42,7 @@ export class AnswerCache {
   async key(parts: CacheKeyParts): Promise<string | undefined> {
     let secret: Buffer;
     try {
-      secret = await this.hmacSecret();
+      secret = await this.secret.get();
     } catch (error) {
       this.warn('answer cache skipped: its key secret could not be read from the database', error);
       return undefined;
@@ -78,15 +74,4 @@ export class AnswerCache {
     return this.store.set(key, answer, this.ttlSeconds);
   }
 
-  private hmacSecret(): Promise<Buffer> {
-    this.secret ??= this.secrets
-      .getOrCreate(SECRET_NAME, () => randomBytes(32).toString('base64url'))
-      .then((value) => Buffer.from(value, 'base64url'))
-      .catch((error: unknown) => {
-        // Not remembered: the next request tries the database again.
-        this.secret = undefined;
-        throw error;
-      });
-    return this.secret;
-  }
 }

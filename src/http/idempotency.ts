@@ -9,10 +9,11 @@
  * not stored, so the retry the client is told to make actually runs; nor is a 499
  * (the client went away before its answer was ready), so its retry runs too.
  */
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { DomainError, errorStatus } from '../errors.js';
 import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '../storage/idempotency-repository.js';
+import type { ServiceSecret } from '../storage/secret-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = [
@@ -31,6 +32,8 @@ export interface IdempotencyOptions {
   waitMs: number;
   /** A running request older than this is presumed dead (its instance crashed) and its key is freed. */
   staleAfterMs: number;
+  /** Keys the request hash: a refine body holds provider keys, which a plain digest would let a database reader confirm by guessing. */
+  hashKey: ServiceSecret;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -40,8 +43,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Method and URL count too: one set of hooks serves several routes (PATCH, DELETE, restore), and a
  * key reused on another persona must not replay the first one's answer.
  */
-function hashRequest(request: FastifyRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.url}\n`).update(request.rawBody ?? '').digest('hex');
+function hashRequest(request: FastifyRequest, key: Buffer): string {
+  return createHmac('sha256', key).update(`${request.method} ${request.url}\n`).update(request.rawBody ?? '').digest('hex');
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
@@ -62,7 +65,7 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return;
     const scope = { account_id: request.principal.accountId, operation, key };
-    const hash = hashRequest(request);
+    const hash = hashRequest(request, await options.hashKey.get());
     const waitUntil = Date.now() + options.waitMs;
 
     for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {

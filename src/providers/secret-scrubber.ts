@@ -1,12 +1,25 @@
 /**
- * Providers echo the caller's key in their error texts, whole or in part
- * ("Incorrect API key provided: sk-test-ab**********wxyz"). Every provider text passes
- * through here before it can reach a message, a log line or a response.
+ * Providers echo the caller's key in their error texts, whole, in part or re-encoded
+ * ("Incorrect API key provided: sk-test-ab**********wxyz", an upper-cased copy, a URL
+ * with the key percent-encoded, a Basic header in base64), and a model may repeat one
+ * inside an answer. Every provider text passes through here before it can reach a
+ * message, a log line, a stored row or a response.
+ *
+ * The key is found in any letter case and with anything between its characters
+ * (separators, percent signs): text and key are both compared as their ASCII letters and
+ * digits alone, lower-cased, and every run of at least `MIN_FRAGMENT` such characters
+ * that also occurs in the key is redacted, with whatever lies between them. The same
+ * goes for the key's hex, base64 (at each of its three byte alignments) and
+ * percent-encoded forms, with longer runs for the encodings, whose small alphabets would
+ * otherwise match by chance. Linear in the text: one set lookup per position and form.
  */
 
 const REDACTED = '[redacted]';
 /** Shorter fragments are too common to be evidence of the key (and too short to help an attacker). */
 const MIN_FRAGMENT = 6;
+/** A run of base64 or hex characters this long is not there by chance. */
+const MIN_BASE64_FRAGMENT = 8;
+const MIN_HEX_FRAGMENT = 12;
 /**
  * Anything that looks like a provider key, masked or not, even if it is not the caller's.
  * Masked whole: even the public prefix (`sk-ant-`) is a fragment of the caller's key.
@@ -14,25 +27,120 @@ const MIN_FRAGMENT = 6;
 const KEY_LIKE = /\b(?:sk-ant-|sk-|AIza|gsk_|xai-)[\w*\-]{4,}/g;
 const BEARER = /\bBearer\s+\S+/gi;
 
-/** Replaces the key and every fragment of it of at least 6 characters. */
-export function scrubSecret(text: string, secret: string): string {
-  if (secret.length === 0) return text;
-  if (secret.length < MIN_FRAGMENT) return text.split(secret).join(REDACTED);
-  let out = '';
-  let i = 0;
-  while (i < text.length) {
-    let length = 0;
-    // Grow the match while it is still a fragment of the secret (fragments only grow from a fragment).
-    while (i + length < text.length && secret.includes(text.slice(i, i + length + 1))) length++;
-    if (length >= MIN_FRAGMENT) {
-      out += REDACTED;
-      i += length;
-    } else {
-      out += text[i];
-      i++;
-    }
+/** The text's ASCII letters and digits, lower-cased, and where each came from. */
+function comparable(text: string): { chars: string; origin: Uint32Array } {
+  const origin = new Uint32Array(text.length);
+  let chars = '';
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    let code = text.charCodeAt(i);
+    if (code >= 65 && code <= 90) code += 32;
+    else if (!((code >= 97 && code <= 122) || (code >= 48 && code <= 57))) continue;
+    chars += String.fromCharCode(code);
+    origin[n++] = i;
   }
-  return out;
+  return { chars, origin };
+}
+
+/** Every run of `size` characters of `form`, in comparable characters. */
+function runsOf(forms: string[], size: number): Set<string> {
+  const runs = new Set<string>();
+  for (const form of forms) {
+    const { chars } = comparable(form);
+    for (let i = 0; i + size <= chars.length; i++) runs.add(chars.slice(i, i + size));
+  }
+  return runs;
+}
+
+/** The base64 of `secret` wherever it starts within a larger encoded value: drops the characters its neighbours share. */
+function base64Forms(secret: Buffer): string[] {
+  return [0, 1, 2].map((offset) => {
+    const encoded = Buffer.concat([Buffer.alloc(offset), secret]).toString('base64').replace(/=+$/, '');
+    return encoded.slice(Math.ceil((offset * 4) / 3), encoded.length - 2);
+  });
+}
+
+interface Form {
+  size: number;
+  runs: Set<string>;
+}
+
+export class SecretScrubber {
+  private readonly forms: Form[] = [];
+  /** Keys too short for fragments: removed only where they appear whole (in any case). */
+  private readonly shortKeys: string[] = [];
+
+  constructor(secrets: readonly string[]) {
+    const plain: string[] = [];
+    const encoded: { base64: string[]; hex: string[] } = { base64: [], hex: [] };
+    for (const secret of secrets) {
+      if (secret.length === 0) continue;
+      if (comparable(secret).chars.length < MIN_FRAGMENT) {
+        this.shortKeys.push(secret.toLowerCase());
+        continue;
+      }
+      const bytes = Buffer.from(secret);
+      plain.push(secret, encodeURIComponent(secret));
+      encoded.base64.push(...base64Forms(bytes));
+      encoded.hex.push(bytes.toString('hex'));
+    }
+    if (plain.length === 0) return;
+    this.forms.push(
+      { size: MIN_FRAGMENT, runs: runsOf(plain, MIN_FRAGMENT) },
+      { size: MIN_BASE64_FRAGMENT, runs: runsOf(encoded.base64, MIN_BASE64_FRAGMENT) },
+      { size: MIN_HEX_FRAGMENT, runs: runsOf(encoded.hex, MIN_HEX_FRAGMENT) },
+    );
+  }
+
+  scrub(text: string): string {
+    let out = text;
+    for (const key of this.shortKeys) out = replaceIgnoringCase(out, key);
+    if (this.forms.length === 0) return out;
+    const { chars, origin } = comparable(out);
+    // Ranges of the original text to redact, as [start, end) pairs in comparable positions.
+    const covered = new Uint8Array(chars.length);
+    let any = false;
+    for (const { size, runs } of this.forms) {
+      for (let i = 0; i + size <= chars.length; i++) {
+        if (!runs.has(chars.slice(i, i + size))) continue;
+        covered.fill(1, i, i + size);
+        any = true;
+      }
+    }
+    if (!any) return out;
+    let result = '';
+    let copiedTo = 0;
+    for (let i = 0; i < chars.length; ) {
+      if (covered[i] === 0) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j + 1 < chars.length && covered[j + 1] === 1) j++;
+      result += out.slice(copiedTo, origin[i]) + REDACTED;
+      copiedTo = (origin[j] as number) + 1;
+      i = j + 1;
+    }
+    return result + out.slice(copiedTo);
+  }
+}
+
+function replaceIgnoringCase(text: string, lowerKey: string): string {
+  const lower = text.toLowerCase();
+  // Lower-casing can change a string's length outside ASCII; then positions would not line up.
+  if (lower.length !== text.length) return text.split(lowerKey).join(REDACTED);
+  let out = '';
+  let from = 0;
+  for (let at = lower.indexOf(lowerKey); at !== -1; at = lower.indexOf(lowerKey, from)) {
+    out += text.slice(from, at) + REDACTED;
+    from = at + lowerKey.length;
+  }
+  return out + text.slice(from);
+}
+
+/** Replaces the key, every fragment of it of at least 6 characters, and its encoded forms. */
+export function scrubSecret(text: string, secret: string): string {
+  return new SecretScrubber([secret]).scrub(text);
 }
 
 /**
@@ -40,7 +148,7 @@ export function scrubSecret(text: string, secret: string): string {
  * the key removed, key-looking tokens masked, whitespace collapsed, at most `maxLength` characters.
  */
 export function cleanProviderText(text: string, secret: string, maxLength = 300): string {
-  // Bound the work before the quadratic-ish scan; anything past this is cut anyway.
+  // Anything past this is cut anyway.
   const bounded = text.length > maxLength * 8 ? text.slice(0, maxLength * 8) : text;
   // Masking first: a key-looking token is then replaced whole, not left as the tail after a fragment.
   const masked = bounded.replace(KEY_LIKE, REDACTED).replace(BEARER, `Bearer ${REDACTED}`);

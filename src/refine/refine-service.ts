@@ -11,6 +11,7 @@ import type { CachePolicy } from '../cache/cache-control.js';
 import { ClientAbortedError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
+import { SecretScrubber } from '../providers/secret-scrubber.js';
 import {
   enforce, hasRules, needsModelRepair, preservedOriginal, repairInstructions,
   type PreservedOriginal, type RuleViolation,
@@ -63,6 +64,8 @@ interface ProviderJob {
   /** What the `preserve` rule checks against, when the persona has it. */
   original: PreservedOriginal | undefined;
   signal: AbortSignal;
+  /** Removes every link's key from an answer before anything shows or stores it. */
+  scrubber: SecretScrubber;
 }
 
 export class RefineService {
@@ -97,7 +100,7 @@ export class RefineService {
       return { response: text, providerMs: 0, violations: remaining, provider: RULES_PROVIDER, model: undefined, usage, personaVersion: persona.version, ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
-    return cachePolicy ? this.throughCache(job, cachePolicy) : this.throughProviders(job);
+    return cachePolicy ? this.throughCache(job, cachePolicy) : (await this.throughProviders(job)).result;
   }
 
   /**
@@ -147,6 +150,7 @@ export class RefineService {
       accountId, personaId: body.personaId, persona, links, signal,
       user: buildUserMessage(body.content),
       original: originalFor(persona, body.content),
+      scrubber: new SecretScrubber(links.map((link) => link.apiKey)),
     };
   }
 
@@ -230,16 +234,14 @@ export class RefineService {
   private async throughCache(job: ProviderJob, policy: CachePolicy): Promise<RefineResult> {
     const { key, hit } = await this.fromCache(job, policy);
     if (hit) return hit;
-    const result = await this.throughProviders(job);
-    if (policy.write && key !== undefined) {
-      const answering = job.links.find((link) => link.provider === result.provider && link.model === result.model) ?? (job.links[0] as ProviderLink);
-      await this.store(job, key, answering, result.response);
-    }
+    const { result, link } = await this.throughProviders(job);
+    if (policy.write && key !== undefined) await this.store(job, key, link, result.response);
     return { ...result, cache: { hit: false } };
   }
 
-  private async throughProviders(job: ProviderJob): Promise<RefineResult> {
-    const { accountId, persona, links, user, signal, original } = job;
+  /** The result, and the link that answered: its key, not the primary's, is the one that paid. */
+  private async throughProviders(job: ProviderJob): Promise<{ result: RefineResult; link: ProviderLink }> {
+    const { accountId, persona, links, user, signal, original, scrubber } = job;
     const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + this.timeoutMs, timeoutMs: this.timeoutMs };
     const started = performance.now();
     const contributions: ProviderUsage[] = [];
@@ -249,20 +251,21 @@ export class RefineService {
       const generated = await firstAnswer((link, providerCall, budget) => this.providers.generate(link.provider, providerCall, budget), links, call, contributions);
       const first = { ...generated, text: generated.value.text };
       const usage = new UsageTally();
-      const finish = (text: string, violations: RuleViolation[]): RefineResult => {
+      const finish = (text: string, violations: RuleViolation[]): { result: RefineResult; link: ProviderLink } => {
         for (const contribution of contributions) usage.addTally(contribution.tally);
-        return {
+        const result = {
           response: text, providerMs: performance.now() - started, violations, provider: first.link.provider, model: first.link.model,
           usage, personaVersion: persona.version,
         };
+        return { result, link: first.link };
       };
-      const answer = cleanModelOutput(first.text);
+      const answer = scrubber.scrub(cleanModelOutput(first.text));
       if (!hasRules(persona.rules)) return finish(answer, []);
       let result = this.enforce(persona, answer, original);
       if (needsModelRepair(result.remaining)) {
         const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
         const before = result;
-        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, before, original, first.link, first.usage, call)));
+        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, before, original, first.link, first.usage, call, scrubber)));
       }
       return finish(result.text, result.remaining);
     } catch (error) {
@@ -301,6 +304,7 @@ export class RefineService {
     link: ProviderLink,
     usage: ProviderUsage,
     call: ChainCall,
+    scrubber: SecretScrubber,
   ): Promise<ReturnType<typeof enforce>> {
     const instructions = repairInstructions(first.remaining, first.text, original);
     try {
@@ -309,7 +313,7 @@ export class RefineService {
         { apiKey: link.apiKey, model: link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(first.text)}`, signal: call.signal, onAttempt: countAttempts(usage).onAttempt },
         { deadline: call.deadline, timeoutMs: call.timeoutMs },
       );
-      const second = this.enforce(persona, cleanModelOutput(answer.text), original);
+      const second = this.enforce(persona, scrubber.scrub(cleanModelOutput(answer.text)), original);
       return second.remaining.length <= first.remaining.length ? second : first;
     } catch (error) {
       if (error instanceof ClientAbortedError) throw error;

@@ -12,6 +12,7 @@ import { type ChainCall, firstAnswer, type ProviderLink } from './fallback-chain
 import { hasRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
 import type { CompiledPersona } from './compiled-personas.js';
 import { StreamRefinement } from './stream-refinement.js';
+import { SecretScrubber } from '../providers/secret-scrubber.js';
 
 export interface StreamEnd {
   /** Exactly the concatenation of the pieces. */
@@ -88,7 +89,7 @@ export async function streamThroughProvider(
     throw error;
   }
   const stream = first.value;
-  const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original);
+  const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original, new SecretScrubber(links.map((link) => link.apiKey)));
   async function* pieces(): AsyncGenerator<string, StreamEnd, undefined> {
     let failure: unknown;
     try {

@@ -7,6 +7,7 @@
  * construct still open (an inline code span, a link target, a wrapper at the start).
  */
 import { applyWordFixes, enforce, type PersonaRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { cleanModelOutput, cleanupSettled } from './output-cleanup.js';
 
 export interface StreamEnd {
@@ -49,6 +50,8 @@ export class StreamRefinement {
     private readonly rules: PersonaRules | undefined,
     /** The content's items the answer must keep (the preserve rule), checked at the end. */
     private readonly original?: PreservedOriginal,
+    /** The request's provider keys, removed from the answer like from any provider text. */
+    private readonly scrubber?: SecretScrubber,
   ) {
     if (rules === undefined) {
       this.heldWords = 1;
@@ -72,7 +75,7 @@ export class StreamRefinement {
 
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
-    const cleaned = cleanModelOutput(this.raw);
+    const cleaned = this.clean(this.raw);
     const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
     const diverged = !result.text.startsWith(this.shown);
     const rest = diverged ? '' : result.text.slice(this.shown.length);
@@ -80,8 +83,13 @@ export class StreamRefinement {
     return { rest, response: this.shown, violations: result.remaining, diverged };
   }
 
-  private transform(text: string): string {
+  private clean(text: string): string {
     const cleaned = cleanModelOutput(text);
+    return this.scrubber === undefined ? cleaned : this.scrubber.scrub(cleaned);
+  }
+
+  private transform(text: string): string {
+    const cleaned = this.clean(text);
     return this.rules === undefined ? cleaned : applyWordFixes(this.rules, cleaned).text;
   }
 

@@ -14,6 +14,47 @@ describe('scrubSecret', () => {
     expect(scrubSecret('abcde', key)).toBe('abcde');
   });
 
+  it.each([
+    ['upper-cased', (k: string) => k.toUpperCase()],
+    ['lower-cased', (k: string) => k.toLowerCase()],
+    ['percent-encoded, every byte', (k: string) => [...Buffer.from(k)].map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('')],
+    ['percent-encoded as a URL would', (k: string) => encodeURIComponent(k)],
+    ['in base64', (k: string) => Buffer.from(k).toString('base64')],
+    ['in base64 inside a Basic credential', (k: string) => Buffer.from(`user:${k}`).toString('base64')],
+    ['in base64url after two bytes', (k: string) => Buffer.from(`ab${k}`).toString('base64url')],
+    ['in hex', (k: string) => Buffer.from(k).toString('hex')],
+    ['in upper-case hex', (k: string) => Buffer.from(k).toString('hex').toUpperCase()],
+    ['with separators', (k: string) => k.split('').join('-')],
+    ['with spaces and dots', (k: string) => k.split('').join(' . ')],
+  ])('removes the key %s, leaving no 6-character fragment of any of its forms', (_form, encode) => {
+    const mixed = 'Qz7Hq2Zx9Lm4Vb8Nc1Pw_Rt5Ys3';
+    const echoed = encode(mixed);
+    const scrubbed = scrubSecret(`the provider said: ${echoed} is invalid`, mixed);
+    expect(scrubbed).toContain('[redacted]');
+    expect(scrubbed.startsWith('the provider said: ')).toBe(true);
+    expect(scrubbed.endsWith(' is invalid')).toBe(true);
+    const rest = scrubbed.replace(/\[redacted\]/g, ' ');
+    for (const form of [mixed, Buffer.from(mixed).toString('hex'), Buffer.from(mixed).toString('base64')]) {
+      const plain = form.toLowerCase().replace(/[^a-z0-9]/g, '');
+      const restPlain = rest.toLowerCase().replace(/[^a-z0-9]/g, '');
+      for (let i = 0; i + 8 <= plain.length; i++) expect(restPlain).not.toContain(plain.slice(i, i + 8));
+    }
+  });
+
+  it('leaves ordinary text, hex ids and base64 that are not the key alone', () => {
+    const text = 'request 0f1e2d3c4b5a69788796a5b4c3d2e1f0 failed; trace dGhpcyBpcyBub3QgYSBrZXk= (HTTP 500)';
+    expect(scrubSecret(text, 'Qz7Hq2Zx9Lm4Vb8Nc1Pw_Rt5Ys3')).toBe(text);
+  });
+
+  it('is linear in the text: a megabyte of near-misses scrubs in well under a second of CPU', () => {
+    const key = 'Qz7Hq2Zx9Lm4Vb8Nc1Pw_Rt5Ys3'.repeat(100);
+    const text = 'Qz7Hq '.repeat(200_000);
+    const started = process.cpuUsage();
+    scrubSecret(text, key);
+    const { user, system } = process.cpuUsage(started);
+    expect((user + system) / 1e6).toBeLessThan(2);
+  });
+
   it('removes a short key only where it appears whole', () => {
     expect(scrubSecret('key abc1 rejected', 'abc1')).toBe('key [redacted] rejected');
   });
