@@ -24,8 +24,9 @@ export class Audit {
   async list(query: AuditQuery = {}, options?: CallOptions): Promise<AuditPage> {
     const params = new URLSearchParams();
     for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    const search = params.size > 0 ? `?${params}` : '';
-    const { body, headers } = await this.transport.call<AuditEvent[]>({ method: 'GET', path: `/audit${search}` }, options);
+    // Not `params.size`: Node before 18.16 and older browsers lack it, and the query would be dropped.
+    const search = params.toString() === '' ? '' : `?${params}`;
+    const { body, headers } = await this.transport.call<AuditEvent[]>({ method: 'GET', path: `/audit${search}`, answer: 'array' }, options);
     const next = /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1];
     return { events: body, nextCursor: next === undefined ? undefined : decodeURIComponent(next) };
   }

@@ -1,5 +1,8 @@
 /** The entry point: `new PersonaRefine({ apiKey, baseUrl })`. */
+import { DEFAULT_MAX_ANSWER_BYTES } from './answer.js';
 import { Audit } from './audit.js';
+import { PersonaRefineError } from './errors.js';
+import { checkApiKey, checkProviderKeys } from './key-check.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
 import { Usage } from './usage.js';
@@ -20,6 +23,8 @@ export interface PersonaRefineOptions {
   fetch?: typeof fetch;
   /** Called before each retry. */
   onRetry?: (event: RetryEvent) => void;
+  /** The most a JSON answer may weigh, in bytes; past it the call throws AnswerTooLargeError. Default 64 MiB. */
+  maxAnswerBytes?: number;
 }
 
 export interface RefineOptions extends PostOptions {
@@ -50,6 +55,7 @@ export class PersonaRefine {
 
   constructor(options: PersonaRefineOptions) {
     if (!options.apiKey) throw new TypeError('PersonaRefine: apiKey is required');
+    checkApiKey(options.apiKey);
     if (!/^https?:\/\//.test(options.baseUrl ?? '')) {
       throw new TypeError(`PersonaRefine: baseUrl must be an http(s) URL, got ${JSON.stringify(options.baseUrl)}`);
     }
@@ -62,6 +68,7 @@ export class PersonaRefine {
       maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
       fetch: fetchImpl,
       onRetry: options.onRetry,
+      maxAnswerBytes: options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
     });
     this.personas = new Personas(this.transport);
     this.audit = new Audit(this.transport);
@@ -73,10 +80,14 @@ export class PersonaRefine {
    * (then through `fallbacks`, if it fails in a way that may pass).
    */
   async refine(input: RefineInput, options: RefineOptions = {}): Promise<RefineResult> {
+    checkProviderKeys(input);
     const { cache, ...postOptions } = options;
     const headers = cache === undefined ? undefined : { 'cache-control': cacheControl(cache) };
-    const answer = await this.transport.call<{ response: string }>({ method: 'POST', path: '/refine', body: input, headers }, postOptions);
-    return refineResult(answer.body, answer.headers);
+    const answer = await this.transport.call<{ response: unknown }>({ method: 'POST', path: '/refine', body: input, headers }, postOptions);
+    if (typeof answer.body.response !== 'string') {
+      throw new PersonaRefineError({ kind: 'http', status: 200, message: 'HTTP 200 answer has no "response" text', requestId: answer.headers.get('x-request-id') ?? undefined });
+    }
+    return refineResult(answer.body as { response: string }, answer.headers);
   }
 
   /**
@@ -87,12 +98,13 @@ export class PersonaRefine {
    * the whole stream.
    */
   refineStream(input: RefineStreamInput, options?: PostOptions): RefineStream {
+    checkProviderKeys(input);
     return new RefineStream(this.transport, input, options);
   }
 
   /** The providers this instance can call, operator-declared ones and `rules` included, and whether each needs a key. */
   async providers(options?: CallOptions): Promise<Provider[]> {
-    return (await this.transport.call<Provider[]>({ method: 'GET', path: '/providers' }, options)).body;
+    return (await this.transport.call<Provider[]>({ method: 'GET', path: '/providers', answer: 'array' }, options)).body;
   }
 
   /**

@@ -57,3 +57,18 @@ export class PreconditionFailedError extends PersonaRefineError {
     this.name = 'PreconditionFailedError';
   }
 }
+
+/**
+ * An answer (a JSON body, or one event of a stream) larger than the SDK reads: it stops reading
+ * rather than let a broken or hostile server fill the memory. See README, "Limits".
+ */
+export class AnswerTooLargeError extends PersonaRefineError {
+  /** The limit that was passed, in bytes. */
+  readonly limitBytes: number;
+
+  constructor(init: Omit<PersonaRefineErrorInit, 'kind' | 'message'> & { what: string; limitBytes: number }) {
+    super({ ...init, kind: 'http', message: `${init.what} is larger than the ${init.limitBytes} bytes the SDK reads` });
+    this.name = 'AnswerTooLargeError';
+    this.limitBytes = init.limitBytes;
+  }
+}

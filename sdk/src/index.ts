@@ -1,5 +1,5 @@
 export { PersonaRefine, type PersonaRefineOptions, type RefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
-export { PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
+export { AnswerTooLargeError, PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
 export type { RefineStream, RefineStreamInput, RefineStreamResult } from './refine-stream.js';
 export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';

@@ -9,7 +9,7 @@ export class PersonaVersions {
 
   /** Every version of the persona, oldest first. */
   async list(id: string, options?: CallOptions): Promise<PersonaVersion[]> {
-    return (await this.transport.call<PersonaVersion[]>({ method: 'GET', path: `${personaPath(id)}/versions` }, options)).body;
+    return (await this.transport.call<PersonaVersion[]>({ method: 'GET', path: `${personaPath(id)}/versions`, answer: 'array' }, options)).body;
   }
 
   async get(id: string, version: number, options?: CallOptions): Promise<PersonaVersion> {
@@ -45,6 +45,6 @@ export class PersonaLabelsApi {
   async delete(id: string, label: string, options: ConditionalOptions = {}): Promise<void> {
     const { ifMatch, ...callOptions } = options;
     const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}`;
-    await this.transport.call<undefined>({ method: 'DELETE', path, headers: ifMatchHeader(ifMatch) }, callOptions);
+    await this.transport.call<undefined>({ method: 'DELETE', path, headers: ifMatchHeader(ifMatch), answer: 'none' }, callOptions);
   }
 }

@@ -4,7 +4,8 @@ import { ifMatchHeader, personaPath as pathOf, withEtag } from './persona-paths.
 import type { CallOptions, PostOptions, Transport } from './transport.js';
 import type { CreatePersonaInput, Persona, PersonaWithEtag, UpdatePersonaInput } from './types.js';
 
-export interface ConditionalOptions extends CallOptions {
+/** `idempotencyKey` applies to the writes that are not idempotent by themselves (update, delete, restore, label removal). */
+export interface ConditionalOptions extends PostOptions {
   /** The ETag you last read (`persona.etag`); the server answers 412 if the persona changed since. */
   ifMatch?: string;
 }
@@ -27,7 +28,7 @@ export class Personas {
 
   /** Every persona of the account, oldest first. */
   async list(options?: CallOptions): Promise<Persona[]> {
-    return (await this.transport.call<Persona[]>({ method: 'GET', path: '/personas' }, options)).body;
+    return (await this.transport.call<Persona[]>({ method: 'GET', path: '/personas', answer: 'array' }, options)).body;
   }
 
   async get(id: string, options?: CallOptions): Promise<PersonaWithEtag> {
@@ -47,6 +48,6 @@ export class Personas {
 
   async delete(id: string, options: ConditionalOptions = {}): Promise<void> {
     const { ifMatch, ...callOptions } = options;
-    await this.transport.call<undefined>({ method: 'DELETE', path: pathOf(id), headers: ifMatchHeader(ifMatch) }, callOptions);
+    await this.transport.call<undefined>({ method: 'DELETE', path: pathOf(id), headers: ifMatchHeader(ifMatch), answer: 'none' }, callOptions);
   }
 }

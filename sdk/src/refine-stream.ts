@@ -65,9 +65,9 @@ export class RefineStream implements AsyncIterable<string> {
       let events = open.opened.events;
       for (let ended = false; ; ) {
         for (const event of events) {
-          if (event.event === 'delta') yield parseData<StreamDelta>(event, headers).text;
+          if (event.event === 'delta') yield parseData<StreamDelta>(event, headers, 'text').text;
           else if (event.event === 'done') {
-            const result = resultOf(parseData<StreamDone>(event, headers), headers);
+            const result = resultOf(parseData<StreamDone>(event, headers, 'response'), headers);
             settled = true;
             this.settle.resolve(result);
             return result;
@@ -91,6 +91,8 @@ export class RefineStream implements AsyncIterable<string> {
 }
 
 /** One attempt's answer, read up to its first event that counts: an `error` first is the attempt's failure (and may be retried). */
+const COUNTED = new Set(['delta', 'done', 'error']);
+
 async function openStream(response: Response): Promise<OpenedStream> {
   const { headers } = response;
   if (!/^text\/event-stream/.test(headers.get('content-type') ?? '') || !response.body) {
@@ -104,7 +106,8 @@ async function openStream(response: Response): Promise<OpenedStream> {
     for (;;) {
       const chunk = await reader.read();
       const read = chunk.done ? parser.end() : parser.push(chunk.value);
-      events.push(...read);
+      // Only the events that count are kept: endless unknown ones must not pile up in memory.
+      events.push(...read.filter((event) => COUNTED.has(event.event)));
       const first = events.find((event) => event.event === 'delta' || event.event === 'done' || event.event === 'error');
       if (first?.event === 'error') throw errorOf(first, headers);
       if (first) return { headers, reader, parser, events };
@@ -127,17 +130,24 @@ async function readChunk(reader: ReadableStreamDefaultReader<Uint8Array>, scope:
   }
 }
 
-function parseData<T>(event: ServerSentEvent, headers: Headers): T {
+/** The event's JSON object; anything else (not JSON, null, a string, a delta without text…) is a PersonaRefineError. */
+function parseData<T>(event: ServerSentEvent, headers: Headers, required: string): T {
+  const wrong = (detail: string, cause?: unknown) =>
+    new PersonaRefineError({ kind: 'http', status: 200, message: `the stream's ${event.event} event ${detail}`, requestId: requestIdOf(headers), cause });
+  let data: unknown;
   try {
-    return JSON.parse(event.data) as T;
+    data = JSON.parse(event.data);
   } catch (cause) {
-    throw new PersonaRefineError({ kind: 'http', status: 200, message: `the stream's ${event.event} event is not valid JSON`, requestId: requestIdOf(headers), cause });
+    throw wrong('is not valid JSON', cause);
   }
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw wrong('is not a JSON object');
+  if (required !== '' && typeof (data as Record<string, unknown>)[required] !== 'string') throw wrong(`has no "${required}" text`);
+  return data as T;
 }
 
 /** The `error` event carries the status and message the same failure gets without streaming. */
 function errorOf(event: ServerSentEvent, headers: Headers): PersonaRefineError {
-  const data = parseData<{ error?: unknown; message?: unknown }>(event, headers);
+  const data = parseData<{ error?: unknown; message?: unknown }>(event, headers, '');
   const message = typeof data.message === 'string' ? data.message : 'the stream failed';
   return new PersonaRefineError({
     kind: 'http',
@@ -156,8 +166,8 @@ function cutError(headers: Headers, detail: string, cause?: unknown): PersonaRef
 function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
   const result = { response: done.response };
   return Object.defineProperties(result, {
-    violations: { value: done.violations, enumerable: false },
-    usage: { value: done.usage, enumerable: false },
+    violations: { value: done.violations ?? {}, enumerable: false },
+    usage: { value: done.usage ?? {}, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
   }) as RefineStreamResult;
 }

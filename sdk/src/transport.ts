@@ -2,10 +2,11 @@
  * Sends one logical call: auth and JSON, the retry loop, the overall timeout and abort, and the
  * mapping of every failure to a PersonaRefineError. Resources above it only name paths and bodies.
  */
+import { type AnswerShape, errorFromResponse, parseAnswer, readCapped, redirectError } from './answer.js';
 import { CallScope } from './call-scope.js';
-import { PersonaRefineError, PreconditionFailedError } from './errors.js';
+import { PersonaRefineError } from './errors.js';
 import { newIdempotencyKey } from './idempotency-key.js';
-import { isRetryable, parseRetryAfter, retryDelayMs } from './retry-policy.js';
+import { isRetryable, retryDelayMs } from './retry-policy.js';
 
 export interface CallOptions {
   /** Cancels the call, including any wait between retries. */
@@ -42,6 +43,8 @@ export interface TransportConfig {
   maxRetries: number;
   fetch: typeof fetch;
   onRetry: ((event: RetryEvent) => void) | undefined;
+  /** The most a JSON answer may weigh, in bytes. */
+  maxAnswerBytes: number;
 }
 
 export interface ApiRequest {
@@ -50,45 +53,13 @@ export interface ApiRequest {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** What a 2xx body must be; default a JSON object. */
+  answer?: AnswerShape;
 }
 
 export interface ApiResponse<T> {
   headers: Headers;
   body: T;
-}
-
-function errorFromResponse(response: Response, text: string): PersonaRefineError {
-  let message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
-  try {
-    const body = JSON.parse(text) as { message?: unknown };
-    if (typeof body.message === 'string') message = body.message;
-  } catch {
-    // Not our JSON error body (a proxy's HTML page, say): the status line is the best message.
-  }
-  const init = {
-    message,
-    source: response.headers.get('x-error-source') === 'provider' ? ('provider' as const) : ('service' as const),
-    requestId: response.headers.get('x-request-id') ?? undefined,
-    retryAfter: parseRetryAfter(response.headers.get('retry-after')),
-  };
-  return response.status === 412
-    ? new PreconditionFailedError(init)
-    : new PersonaRefineError({ ...init, kind: 'http', status: response.status });
-}
-
-function parseBody(response: Response, text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (cause) {
-    throw new PersonaRefineError({
-      kind: 'http',
-      status: response.status,
-      message: `HTTP ${response.status} answer is not valid JSON`,
-      requestId: response.headers.get('x-request-id') ?? undefined,
-      cause,
-    });
-  }
 }
 
 export class Transport {
@@ -117,7 +88,7 @@ export class Transport {
     try {
       const opened = await this.withRetries(request, options, scope, async (headers) => {
         const response = await this.fetchFor(request, headers, scope.signal);
-        if (!response.ok) throw errorFromResponse(response, await response.text());
+        if (!response.ok) throw await this.failure(response);
         return open(response);
       });
       return { opened, scope };
@@ -138,9 +109,11 @@ export class Transport {
     attempt: (headers: Record<string, string>) => Promise<T>,
   ): Promise<T> {
     const maxRetries = options.maxRetries ?? this.config.maxRetries;
-    // One key per logical call, on the first attempt too: the server then runs a POST at most once
-    // however many attempts reach it.
-    const idempotencyKey = request.method === 'POST' ? (options.idempotencyKey ?? newIdempotencyKey()) : undefined;
+    // GET and PUT are idempotent by themselves. POST, PATCH and DELETE get one key per logical
+    // call, on the first attempt too: the server then applies them at most once however many
+    // attempts reach it, and a retry after a lost answer gets the first answer (not a 412 or 404).
+    const idempotent = request.method === 'GET' || request.method === 'PUT';
+    const idempotencyKey = idempotent ? undefined : (options.idempotencyKey ?? newIdempotencyKey());
     const headers = this.headersFor(request, idempotencyKey);
     for (let retry = 0; ; retry++) {
       let error: PersonaRefineError;
@@ -175,14 +148,21 @@ export class Transport {
       headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
       signal,
+      // Followed, a redirect would carry the keys to wherever it points; see redirectError.
+      redirect: 'manual',
     });
+  }
+
+  /** A non-2xx answer as an error; its body (a message) is read within the same cap. */
+  private async failure(response: Response): Promise<PersonaRefineError> {
+    return redirectError(response) ?? errorFromResponse(response, await readCapped(response, this.config.maxAnswerBytes));
   }
 
   private async attempt<T>(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<ApiResponse<T>> {
     const response = await this.fetchFor(request, headers, signal);
-    const text = await response.text();
-    if (!response.ok) throw errorFromResponse(response, text);
-    return { headers: response.headers, body: parseBody(response, text) as T };
+    if (!response.ok) throw await this.failure(response);
+    const text = await readCapped(response, this.config.maxAnswerBytes);
+    return { headers: response.headers, body: parseAnswer(response, text, request.answer ?? 'object') as T };
   }
 }
 

@@ -11,6 +11,6 @@ export class Usage {
     if (query.from !== undefined) params.set('from', query.from);
     if (query.to !== undefined) params.set('to', query.to);
     const search = params.toString() === '' ? '' : `?${params}`;
-    return (await this.transport.call<UsageRow[]>({ method: 'GET', path: `/usage${search}` }, options)).body;
+    return (await this.transport.call<UsageRow[]>({ method: 'GET', path: `/usage${search}`, answer: 'array' }, options)).body;
   }
 }

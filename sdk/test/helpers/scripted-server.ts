@@ -24,6 +24,8 @@ export interface Answer {
 
 export type Script =
   | { forward: true; thenAnswer?: Answer }
+  /** Forwarded and applied by the real server, then the connection is cut before its answer: a lost answer. */
+  | { forward: true; thenDrop: true }
   | { answer: Answer }
   | { hang: true }
   | { drop: true };
@@ -62,7 +64,8 @@ export async function startScriptedServer(script: (request: SeenRequest, index: 
       if ('hang' in step) return;
       if ('drop' in step) return req.socket.destroy();
       let answer = 'answer' in step ? step.answer : await forward(target!, request);
-      if ('forward' in step && step.thenAnswer) answer = step.thenAnswer;
+      if ('thenDrop' in step) return req.socket.destroy();
+      if ('thenAnswer' in step && step.thenAnswer) answer = step.thenAnswer;
       const body = answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
       const headers = { 'content-type': 'application/json', ...answer.headers };
       delete (headers as Record<string, string>)['content-length'];
