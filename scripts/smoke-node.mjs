@@ -3,10 +3,10 @@
 // For each major it takes Node itself from the npm registry (the node-<os>-<arch> package), copies
 // this checkout, and under that Node runs `npm ci` (no EBADENGINE allowed), `npm start`, the README's
 // walkthrough and offline refine, `npx persona-refine --help`, and the SDK README's quick start
-// against a fake OpenAI. Only npm's registry is needed; native modules are compiled from source.
+// (offline, through the rules provider). Only npm's registry is needed; native modules are compiled
+// from source.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -46,21 +46,6 @@ function codeBlock(readme, heading, language) {
   const match = new RegExp('```' + language + '\\n([\\s\\S]*?)```').exec(section);
   check(section.length < readme.length && match, `no ${language} block under "${heading}"`);
   return match[1];
-}
-
-/** A stand-in for api.openai.com: the Responses API's answer shape, the user's text echoed. */
-async function startFakeOpenAI() {
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const text = `Smoke answer for: ${JSON.parse(body).input?.[0]?.content?.[0]?.text?.length ?? 0} chars`;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ output: [{ type: 'message', content: [{ type: 'output_text', text }] }], usage: { input_tokens: 5, output_tokens: 3 } }));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}/v1` };
 }
 
 /** `npm start` in its own process group, so stopping it stops the server under npm too. */
@@ -116,14 +101,12 @@ async function smoke(major, work) {
   process.stdout.write(install);
   check(!/EBADENGINE/.test(install), 'npm ci printed EBADENGINE', install);
 
-  const fake = await startFakeOpenAI();
   step(`Node ${version}: npm start`);
   const server = await npmStart(app, {
     ...env,
     PORT: '0',
     DATABASE_URL: `sqlite:${join(work, `smoke-${major}.sqlite`)}`,
     LOG_FORMAT: 'json',
-    PROVIDER_BASE_URL_OPENAI: fake.url,
   });
   try {
     const key = /\b(prk_[A-Za-z0-9_-]{43})\b/.exec(server.output())?.[1];
@@ -157,19 +140,15 @@ async function smoke(major, work) {
     check(help.startsWith('Usage: persona-refine <command>'), 'the CLI did not print its usage', help);
 
     step(`Node ${version}: the SDK quick start`);
-    const quickStart = codeBlock(readFileSync(join(app, 'sdk', 'README.md'), 'utf8'), '## Quick start', 'ts')
-      .replaceAll('http://127.0.0.1:8080', server.base);
-    writeFileSync(join(app, 'quick-start.mts'), `${quickStart}\nconsole.log(JSON.stringify({ persona: persona.id, response }));\n`);
-    // Asynchronously: the fake OpenAI answering the refine lives in this process.
-    const started = await runAsync('node', ['--experimental-strip-types', '--no-warnings', 'quick-start.mts'], {
-      cwd: app,
-      env: { ...env, PERSONA_REFINE_API_KEY: key, OPENAI_API_KEY: 'sk-smoke-not-a-real-key' },
-    });
+    // In the clone the workspace link stands in for the installed tarball (test/docs/sdk-install.test.ts installs that).
+    const sdkReadme = readFileSync(join(app, 'sdk', 'README.md'), 'utf8');
+    writeFileSync(join(app, 'quick.mjs'), codeBlock(sdkReadme, '## Quick start', 'js'));
+    const started = await runAsync('node', ['quick.mjs'], { cwd: app, env: { ...env, PERSONA_REFINE_API_KEY: key, PERSONA_REFINE_URL: server.base } });
     process.stdout.write(started);
-    check(/^\{"persona":"[^"]+","response":"Smoke answer for: \d+ chars"\}$/m.test(started), 'the quick start did not print a refined answer', started);
+    const shown = codeBlock(sdkReadme, '## Quick start', 'text');
+    check(started === shown, 'the quick start did not print what sdk/README.md shows', started);
   } finally {
     server.stop();
-    fake.server.close();
   }
   step(`Node ${version}: passed`);
 }
