@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -21,8 +21,14 @@ describe('the persona-refine binary in a clone', () => {
 
   it('runs through npx from the repository root and prints its usage', async () => {
     const { stdout } = await run('npx', ['--no-install', 'persona-refine', '--help'], { cwd: root, env: { ...process.env, NO_UPDATE_NOTIFIER: '1' } });
-    expect(stdout).toMatch(/^Usage: persona-refine <command>/);
+    expect(stdout).toMatch(/^persona-refine \d+\.\d+\.\d+: the persona-refine SDK's command line[\s\S]*\nUsage: persona-refine <command>/);
     expect(stdout).toContain('personas export');
+  });
+
+  it('npx persona-refine --version prints the SDK package version', async () => {
+    const { stdout } = await run('npx', ['--no-install', 'persona-refine', '--version'], { cwd: root, env: { ...process.env, NO_UPDATE_NOTIFIER: '1' } });
+    const manifest = JSON.parse(readFileSync(join(sdk, 'package.json'), 'utf8')) as { version: string };
+    expect(stdout).toBe(`${manifest.version}\n`);
   });
 
   it('compiles the CLI on first use when dist/ is missing, then runs it without rebuilding', async () => {
@@ -34,11 +40,11 @@ describe('the persona-refine binary in a clone', () => {
 
     const first = await run(process.execPath, [bin, '--help']);
     expect(first.stderr).toContain('building the persona-refine CLI');
-    expect(first.stdout).toMatch(/^Usage: persona-refine <command>/);
+    expect(first.stdout).toMatch(/^persona-refine \d+\.\d+\.\d+: the persona-refine SDK's command line[\s\S]*\nUsage: persona-refine <command>/);
     expect(existsSync(join(copy, 'dist', 'cli', 'main.js'))).toBe(true);
 
     const second = await run(process.execPath, [bin, '--help']);
     expect(second.stderr).toBe('');
-    expect(second.stdout).toMatch(/^Usage: persona-refine <command>/);
+    expect(second.stdout).toMatch(/^persona-refine \d+\.\d+\.\d+: the persona-refine SDK's command line[\s\S]*\nUsage: persona-refine <command>/);
   });
 });

@@ -2,6 +2,7 @@
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RefineFixture, startRefineFixture } from '../../test/helpers/refine-fixture.js';
+import { EXIT_RULES_BROKEN } from '../src/cli/refine-command.js';
 import { run } from '../src/cli/run.js';
 import { PersonaRefine } from '../src/index.js';
 
@@ -35,10 +36,10 @@ describe('persona-refine refine --stream', () => {
   afterAll(() => f.close());
   beforeEach(() => f.fake.reset());
 
-  it('prints the text as it arrives, fixed in flight, then rules still broken and tokens on stderr', async () => {
+  it('prints the text as it arrives, fixed in flight, then rules still broken and tokens on stderr; exit 3', async () => {
     f.fake.setBehaviour({ mode: 'ok', reply: REPLY, pieceChars: 3, pieceDelayMs: 5 });
     const result = await cli([]);
-    expect(result.code).toBe(0);
+    expect(result.code).toBe(EXIT_RULES_BROKEN);
     expect(result.stdout).toBe(`${FIXED}\n`);
     expect(result.writes.length).toBeGreaterThan(2);
     for (const piece of result.writes) expect(piece).not.toMatch(/customers|github/);

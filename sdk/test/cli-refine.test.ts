@@ -61,7 +61,7 @@ describe('persona-refine refine', () => {
     expect(result.stderr.split('\n').filter((line) => line.startsWith('done'))).toHaveLength(19);
     const written = readdirSync(join(cwd, 'out'));
     expect(written).toHaveLength(19);
-    for (const name of written) expect(readFileSync(join(cwd, 'out', name), 'utf8')).toBe(`refined: message ${Number(name.slice(4, 6))}`);
+    for (const name of written) expect(readFileSync(join(cwd, 'out', name), 'utf8')).toBe(`refined: message ${Number(name.slice(4, 6))}\n`);
     expect(result.stdout).toBe('');
   });
 
@@ -141,7 +141,7 @@ describe('persona-refine refine', () => {
     [['--provider', 'openai'], /--persona ID is required/],
     [['--persona', 'p', '--provider', 'openai', 'a.txt', 'b.txt'], /--out DIR is needed to refine more than one file/],
     [['--persona', 'p', '--provider', 'openai', 'a.txt', '-'], /"-" \(stdin\) cannot be mixed with files/],
-    [['--persona', 'p', '--provider', 'openai', '--out', 'o', 'x/a.txt', 'y/a.txt'], /two inputs share a file name/],
+    [['--persona', 'p', '--provider', 'openai', '--out', 'o', 'x/a.txt', 'y/a.txt'], /x\/a\.txt and y\/a\.txt would both be written to o\/a\.txt/],
     [['--persona', 'p', '--provider', 'openai', '--concurrency', '0'], /--concurrency must be a whole number of at least 1/],
   ])('exits 2 on a usage error: %j', async (args, message) => {
     const result = await cli(['refine', ...args]);

@@ -3,6 +3,7 @@
  * streams and a chosen environment instead of spawning a built binary.
  */
 import { PersonaRefine, type PersonaRefineOptions } from '../index.js';
+import { stripTerminalControls } from './terminal-text.js';
 
 export interface TextSink {
   write(text: string): unknown;
@@ -12,6 +13,8 @@ export interface TerminalSink extends TextSink {
   /** Progress bars only when a person is watching; plain lines for logs and CI. */
   isTTY?: boolean;
   columns?: number;
+  /** Writes the CLI's own control sequences (the progress bar's line clearing), which `write` strips. */
+  control?(sequence: string): unknown;
 }
 
 export interface CliIo {
@@ -40,9 +43,30 @@ export class UsageError extends Error {
 export function contextFor(io: CliIo): CliContext {
   const apiKey = io.env.PERSONA_REFINE_API_KEY;
   if (!apiKey) throw new UsageError('set PERSONA_REFINE_API_KEY to your persona-refine API key');
+  checkKeyVariable('PERSONA_REFINE_API_KEY', apiKey, /^[\u0021-\u007e]+$/);
   const baseUrl = io.env.PERSONA_REFINE_URL || DEFAULT_URL;
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`PERSONA_REFINE_URL must be an http(s) URL, got "${baseUrl}"`);
   return { io, client: (hooks = {}) => new PersonaRefine({ apiKey, baseUrl, ...hooks }) };
+}
+
+/** A key with a pasted newline (or, for the API key, any space or non-ASCII) is refused by name, its value never shown. */
+export function checkKeyVariable(variable: string, key: string, allowed: RegExp = /^[^\u0000-\u001f\u007f-\u009f]+$/): void {
+  if (!allowed.test(key)) throw new UsageError(`${variable} contains a control character, a space or a non-ASCII character (a pasted newline?); it was not used`);
+}
+
+/** Both streams with everything a terminal would act on stripped; `control` keeps the CLI's own sequences. */
+export function withSafeOutput(io: CliIo): CliIo {
+  const { stdout, stderr } = io;
+  return {
+    ...io,
+    stdout: { write: (text: string) => stdout.write(stripTerminalControls(text)) },
+    stderr: {
+      write: (text: string) => stderr.write(stripTerminalControls(text)),
+      control: (sequence: string) => stderr.write(sequence),
+      isTTY: stderr.isTTY,
+      columns: stderr.columns,
+    },
+  };
 }
 
 export async function readAll(stream: AsyncIterable<string | Uint8Array>): Promise<string> {

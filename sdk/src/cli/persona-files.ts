@@ -3,7 +3,7 @@
  * order with a trailing newline, so an export is byte-stable and a pull request shows only the
  * lines that changed.
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Persona } from '../index.js';
 
@@ -33,14 +33,18 @@ function slugOf(name: string): string {
 }
 
 /**
- * `<slug-of-name>.<id-tag>.json`. The tag is the id's last 8 characters: ids are time-ordered
- * (UUIDv7), so their beginnings repeat for personas created the same minute while their ends are
- * random. Should two still collide, the whole id disambiguates.
+ * The names to try for a persona's new file, best first: `<slug-of-name>.<id-tag>.json`, where
+ * the tag is the id's last 8 characters (ids are time-ordered UUIDv7s, so their beginnings
+ * repeat for personas created the same minute while their ends are random); then the whole id;
+ * then the whole id and a counter, should even that name be taken (by junk, a hand-made file or
+ * a symlink: export writes only where nothing is).
  */
-export function fileNameFor(persona: Persona, taken: ReadonlySet<string>): string {
+export function* fileNamesFor(persona: Persona): Generator<string> {
   const safeId = persona.id.toLowerCase().replace(/[^a-z0-9-]/g, '');
-  const short = `${slugOf(persona.name)}.${safeId.replace(/-/g, '').slice(-8)}.json`;
-  return taken.has(short) ? `${slugOf(persona.name)}.${safeId}.json` : short;
+  const slug = slugOf(persona.name);
+  yield `${slug}.${safeId.replace(/-/g, '').slice(-8)}.json`;
+  yield `${slug}.${safeId}.json`;
+  for (let n = 2; n <= 100; n++) yield `${slug}.${safeId}.${n}.json`;
 }
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
@@ -59,7 +63,9 @@ function desiredFrom(value: unknown): DesiredPersona | string {
   return { ...(id === undefined ? {} : { id }), name: name.trim(), attributes };
 }
 
-async function readPersonaFile(path: string, label: string): Promise<PersonaFile> {
+async function readPersonaFile(path: string, label: string, inFolder: boolean): Promise<PersonaFile> {
+  // In a folder anyone may add names to, a link could point anywhere: never followed, read or written.
+  if (inFolder && !(await lstat(path)).isFile()) return { path: label, problem: 'is a symbolic link or not a regular file; personas files must be plain files' };
   let parsed: unknown;
   try {
     parsed = JSON.parse(await readFile(path, 'utf8'));
@@ -72,7 +78,7 @@ async function readPersonaFile(path: string, label: string): Promise<PersonaFile
 
 /** A directory's `*.json` files (sorted, not recursive) or a single file. `shown` prefixes labels. */
 export async function readPersonaFiles(absolutePath: string, shown: string): Promise<PersonaFile[]> {
-  if (!(await stat(absolutePath)).isDirectory()) return [await readPersonaFile(absolutePath, shown)];
+  if (!(await stat(absolutePath)).isDirectory()) return [await readPersonaFile(absolutePath, shown, false)];
   const names = (await readdir(absolutePath)).filter((name) => name.endsWith('.json')).sort();
-  return Promise.all(names.map((name) => readPersonaFile(join(absolutePath, name), join(shown, basename(name)))));
+  return Promise.all(names.map((name) => readPersonaFile(join(absolutePath, name), join(shown, basename(name)), true)));
 }

@@ -1,13 +1,14 @@
 /** `personas export | import | diff`: personas as reviewable files. */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { PersonaRefineError, PreconditionFailedError } from '../index.js';
+import { type Persona, PersonaRefineError, PreconditionFailedError } from '../index.js';
 import { parseCommand } from './args.js';
 import { describeError } from './describe-error.js';
 import { type PlanEntry, countActions, detailLines, patchFor, planImport, summaryLine } from './import-plan.js';
 import { type CliContext, UsageError } from './io.js';
 import { jsonEqual } from './json-diff.js';
-import { fileNameFor, formatPersonaFile, readPersonaFiles } from './persona-files.js';
+import { fileNamesFor, formatPersonaFile, readPersonaFiles } from './persona-files.js';
+import { replaceFile, writeNewFile } from './safe-files.js';
 
 const DEFAULT_DIR = 'personas';
 
@@ -19,7 +20,9 @@ function onePath(positionals: string[], command: string): string {
 /**
  * A persona that already has a file in DIR (matched as import matches: by id, else by name) is
  * written back to that file, so its name survives renames and a pull request shows an edit, not a
- * move; the others get a generated name. Files that match nothing are left alone.
+ * move; the others get a new file under a generated name where nothing exists yet. Every other
+ * file (junk, a file that matches nothing, a symlink) is left alone: never overwritten, never
+ * written through.
  */
 export async function exportPersonas(args: string[], { io, client }: CliContext): Promise<number> {
   const { values, positionals } = parseCommand(args, { dir: { type: 'string' } });
@@ -30,19 +33,31 @@ export async function exportPersonas(args: string[], { io, client }: CliContext)
   await mkdir(dir, { recursive: true });
 
   const existing = planImport(await readPersonaFiles(dir, shownDir), personas);
-  const taken = new Set(existing.map((entry) => basename(entry.path)));
   const fileOf = new Map<string, string>();
   for (const entry of existing) {
     if (entry.action === 'update' || entry.action === 'unchanged') fileOf.set(entry.current.id, basename(entry.path));
     if (entry.action === 'error') io.stdout.write(`note: ${entry.path} left as is: ${entry.problem}\n`);
   }
   for (const persona of personas) {
-    let name = fileOf.get(persona.id);
-    if (name === undefined) taken.add((name = fileNameFor(persona, taken)));
-    await writeFile(join(dir, name), formatPersonaFile(persona));
+    const own = fileOf.get(persona.id);
+    if (own !== undefined) await replaceFile(join(dir, own), formatPersonaFile(persona));
+    else await writeNewPersonaFile(dir, persona);
   }
   io.stdout.write(`exported ${personas.length} persona${personas.length === 1 ? '' : 's'} to ${shownDir}\n`);
   return 0;
+}
+
+/** One line per persona, oldest first: its id and its name (as JSON, so spaces and quotes are unambiguous). */
+export async function listPersonas(args: string[], { io, client }: CliContext): Promise<number> {
+  const { positionals } = parseCommand(args, {});
+  if (positionals.length > 0) throw new UsageError('personas list takes no arguments');
+  for (const persona of await client().personas.list()) io.stdout.write(`${persona.id}  ${JSON.stringify(persona.name)}\n`);
+  return 0;
+}
+
+async function writeNewPersonaFile(dir: string, persona: Persona): Promise<void> {
+  for (const name of fileNamesFor(persona)) if (await writeNewFile(join(dir, name), formatPersonaFile(persona))) return;
+  throw new Error(`no free file name for persona ${persona.id} in ${dir}; clear out the files named after it`);
 }
 
 async function planFor(path: string, { io, client }: CliContext): Promise<PlanEntry[]> {

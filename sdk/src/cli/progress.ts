@@ -22,16 +22,25 @@ export class Progress {
 
   /** A line that stays on screen, above the bar. */
   line(text: string): void {
-    this.sink.write(this.live ? `${CLEAR_LINE}${text}\n${this.bar()}` : `${text}\n`);
+    if (!this.live) return void this.sink.write(`${text}\n`);
+    this.clearLine();
+    this.sink.write(`${text}\n${this.bar()}`);
   }
 
   update(counts: BatchCounts): void {
     this.counts = { ...counts };
-    if (this.live) this.sink.write(CLEAR_LINE + this.bar());
+    if (!this.live) return;
+    this.clearLine();
+    this.sink.write(this.bar());
   }
 
   finish(): void {
-    if (this.live) this.sink.write(CLEAR_LINE);
+    if (this.live) this.clearLine();
+  }
+
+  private clearLine(): void {
+    if (this.sink.control) this.sink.control(CLEAR_LINE);
+    else this.sink.write(CLEAR_LINE);
   }
 
   private bar(): string {

@@ -3,17 +3,21 @@
  * and a summary. The provider key comes only from the environment: an argument would end up in
  * shell history and in every `ps` listing.
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { RefineInput, RefineResult } from '../index.js';
 import { parseCommand, positiveInteger } from './args.js';
 import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
-import { type CliContext, UsageError, readAll } from './io.js';
+import { type CliContext, UsageError, checkKeyVariable, readAll } from './io.js';
+import { outputPaths } from './out-paths.js';
 import { type BatchCounts, Progress } from './progress.js';
+import { replaceFile } from './safe-files.js';
 
 export const PROVIDER_KEY_VARIABLE = 'PERSONA_REFINE_PROVIDER_KEY';
 const DEFAULT_CONCURRENCY = 4;
+/** Exit code of a refine that worked but left some of the persona's rules broken (no failure: that is 1). */
+export const EXIT_RULES_BROKEN = 3;
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
@@ -37,9 +41,11 @@ export async function refineCommand(args: string[], context: CliContext): Promis
   if (!stdin) {
     if (positionals.includes('-')) throw new UsageError('"-" (stdin) cannot be mixed with files');
     if (positionals.length > 1 && !out) throw new UsageError('--out DIR is needed to refine more than one file');
-    const names = new Set(positionals.map((file) => basename(file)));
-    if (out && names.size < positionals.length) throw new UsageError('two inputs share a file name; they would overwrite each other in --out');
   }
+  const targets = out && !stdin ? await outputPaths(positionals, out, context.io.cwd) : undefined;
+  // Checked before any request, even the providers listing that decides whether it is needed.
+  const offeredKey = context.io.env[keyVariable];
+  if (offeredKey) checkKeyVariable(keyVariable, offeredKey);
   const providerApiKey = await providerKeyFor(provider, keyVariable, context);
   const requestFor = (content: string): RefineInput => ({
     provider,
@@ -51,11 +57,13 @@ export async function refineCommand(args: string[], context: CliContext): Promis
 
   if (values.stream) return refineStreamed(requestFor(await readAll(context.io.stdin)), context);
   if (stdin) {
-    const { response } = await context.client().refine(requestFor(await readAll(context.io.stdin)));
-    context.io.stdout.write(withNewline(response));
-    return 0;
+    const result = await context.client().refine(requestFor(await readAll(context.io.stdin)));
+    context.io.stdout.write(withNewline(result.response));
+    const broken = brokenRules(result.violations);
+    if (broken) context.io.stderr.write(`rules still broken: ${broken}\n`);
+    return broken ? EXIT_RULES_BROKEN : 0;
   }
-  return refineBatch(positionals, { out, concurrency, requestFor }, context);
+  return refineBatch(positionals, { out, targets, concurrency, requestFor }, context);
 }
 
 /**
@@ -85,13 +93,21 @@ async function refineStreamed(request: RefineInput, { io, client }: CliContext):
   }
   if (!last.endsWith('\n')) io.stdout.write('\n');
   const { violations, usage } = await stream.result;
-  const broken = Object.entries(violations).map(([rule, count]) => `${rule}=${count}`);
+  const broken = brokenRules(violations);
   const tokens =
     usage.inputTokens === undefined || usage.outputTokens === undefined
       ? 'tokens not reported'
       : `${usage.inputTokens} input + ${usage.outputTokens} output tokens`;
-  io.stderr.write(`${broken.length === 0 ? 'no rule broken' : `rules still broken: ${broken.join(', ')}`}; ${tokens}\n`);
-  return 0;
+  io.stderr.write(`${broken ? `rules still broken: ${broken}` : 'no rule broken'}; ${tokens}\n`);
+  return broken ? EXIT_RULES_BROKEN : 0;
+}
+
+/** `avoid=1, maxWords=1`, or '' when every rule held. */
+function brokenRules(violations: Record<string, number>): string {
+  return Object.entries(violations)
+    .filter(([, count]) => count > 0)
+    .map(([rule, count]) => `${rule}=${count}`)
+    .join(', ');
 }
 
 /** Tokens the provider reported for the files refined; a file whose provider reported none is counted apart. */
@@ -114,14 +130,17 @@ class TokenTotals {
 
 interface BatchOptions {
   out: string | undefined;
+  /** Input → output path, when there is an --out DIR. */
+  targets: Map<string, string> | undefined;
   concurrency: number;
   requestFor(content: string): RefineInput;
 }
 
 async function refineBatch(files: string[], options: BatchOptions, { io, client }: CliContext): Promise<number> {
-  const { out, concurrency, requestFor } = options;
+  const { out, targets, concurrency, requestFor } = options;
   if (out) await mkdir(resolve(io.cwd, out), { recursive: true });
   const counts: BatchCounts = { done: 0, failed: 0, retried: 0 };
+  let withBrokenRules = 0;
   const tokens = new TokenTotals();
   const progress = new Progress(io.stderr, files.length);
   progress.update(counts);
@@ -138,12 +157,16 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
       const result = await client({ onRetry }).refine(requestFor(content));
       const { response } = result;
       tokens.add(result.usage);
-      const target = out ? join(out, basename(file)) : undefined;
-      if (target) await writeFile(resolve(io.cwd, target), response);
+      const target = targets?.get(file);
+      // Never through a symlink planted in --out: only a regular file (or none) is replaced.
+      if (target) await replaceFile(resolve(io.cwd, target), withNewline(response));
       else io.stdout.write(withNewline(response));
       counts.done++;
-      // On a terminal the bar already counts successes; elsewhere each file gets its line.
-      if (!progress.live) progress.line(`done    ${file}${target ? ` → ${target}` : ''}`);
+      const broken = brokenRules(result.violations);
+      if (broken) withBrokenRules++;
+      // On a terminal the bar already counts successes; elsewhere each file gets its line. Broken rules always do.
+      if (broken) progress.line(`broken  ${file}${target ? ` → ${target}` : ''}: rules still broken: ${broken}`);
+      else if (!progress.live) progress.line(`done    ${file}${target ? ` → ${target}` : ''}`);
     } catch (error) {
       counts.failed++;
       progress.line(`failed  ${file}: ${describeError(error)}`);
@@ -152,6 +175,10 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
   });
 
   progress.finish();
-  io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${counts.done} done, ${counts.failed} failed, ${counts.retried} retried, ${tokens}\n`);
-  return counts.failed === 0 ? 0 : 1;
+  io.stderr.write(
+    `${files.length} file${files.length === 1 ? '' : 's'}: ${counts.done} done, ${counts.failed} failed, ${counts.retried} retried, ${tokens}` +
+      `${withBrokenRules > 0 ? `; ${withBrokenRules} with rules still broken` : ''}\n`,
+  );
+  if (counts.failed > 0) return 1;
+  return withBrokenRules > 0 ? EXIT_RULES_BROKEN : 0;
 }

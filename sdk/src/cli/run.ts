@@ -1,15 +1,27 @@
 /**
  * The CLI as a function: `run(argv, io)` returns the exit code. 0 success; 1 something failed
- * (or, for `personas diff`, the server differs from the files); 2 the CLI was called wrongly.
+ * (or, for `personas diff`, the server differs from the files); 2 the CLI was called wrongly;
+ * 3 a refine worked but left some of the persona's rules broken.
  */
+import { createRequire } from 'node:module';
 import { describeError } from './describe-error.js';
-import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor } from './io.js';
+import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor, withSafeOutput } from './io.js';
 import { labelPersona, personaHistory } from './history-commands.js';
-import { diffPersonas, exportPersonas, importPersonas } from './personas-commands.js';
-import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
+import { diffPersonas, exportPersonas, importPersonas, listPersonas } from './personas-commands.js';
+import { EXIT_RULES_BROKEN, PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 
-export const USAGE = `Usage: persona-refine <command>
+/** From src/cli or dist/cli alike, the package's manifest is two folders up. */
+const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
+export const USAGE = `persona-refine ${VERSION}: the persona-refine SDK's command line, for users of a
+persona-refine server: refine text with a persona, and keep personas as reviewable JSON files
+(export, diff, import). It talks to the server's /v1 API with your API key. (Operating the
+server itself — accounts, keys, migrations — is the admin CLI in the server's checkout,
+\`npm run cli\`.)
+
+Usage: persona-refine <command>
+
+  personas list                     one line per persona: its id and name
   personas export [--dir DIR]       write one JSON file per persona into DIR (default ./personas)
   personas diff DIR|FILE            show what import would change, field by field;
                                     exit 1 when it would change anything
@@ -26,6 +38,12 @@ export const USAGE = `Usage: persona-refine <command>
                                     refine stdin, printing the text as it arrives; rules
                                     still broken and tokens on stderr
 
+  --version                         print the version
+  --help                            print this
+
+Exit codes: 0 done; 1 something failed (or diff found differences); 2 wrong usage;
+${EXIT_RULES_BROKEN} a refine worked but left some of the persona's rules broken (listed on stderr).
+
 Environment:
   PERSONA_REFINE_API_KEY            your persona-refine API key (required)
   PERSONA_REFINE_URL                server root (default ${DEFAULT_URL})
@@ -36,6 +54,7 @@ Environment:
 type Command = (args: string[], context: CliContext) => Promise<number>;
 
 const commands: Record<string, Command> = {
+  'personas list': listPersonas,
   'personas export': exportPersonas,
   'personas import': importPersonas,
   'personas diff': diffPersonas,
@@ -53,7 +72,13 @@ function commandFor(argv: string[]): { command: Command; args: string[] } {
   throw new UsageError(first === 'personas' ? `unknown personas command "${second}"` : `unknown command "${first}"`);
 }
 
-export async function run(argv: string[], io: CliIo): Promise<number> {
+export async function run(argv: string[], unsafeIo: CliIo): Promise<number> {
+  // Messages, names and text from elsewhere reach the terminal without its control sequences.
+  const io = withSafeOutput(unsafeIo);
+  if (argv[0] === '--version' || argv[0] === '-v') {
+    io.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
     (argv.length === 0 ? io.stderr : io.stdout).write(USAGE);
     return argv.length === 0 ? 2 : 0;
