@@ -1,4 +1,4 @@
-/** Studio export and import: the CLI's file format, matched by id, else by name, else created. */
+/** Studio export and import: the CLI's file format, matched by id (only), else by name, else created; updates as careful as the CLI's. */
 import { readFileSync } from 'node:fs';
 import type { Download, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,50 @@ describe.skipIf(!chromiumAvailable)('Persona Studio export and import', () => {
     expect(after.find((p) => p.id === byName.id)).toEqual({ id: byName.id, name: 'Name match', attributes: { tone: 'new', extra: [1] } });
     expect(after.find((p) => p.name === 'Brand new')?.attributes).toEqual({ tone: 'fresh' });
     expect(after.find((p) => p.id === untouched.id)).toEqual(untouched);
+  });
+
+  it('an edit made elsewhere between the plan and the import is kept: the update is refused, not applied over it', async () => {
+    const persona = await create('Edited elsewhere', { tone: 'old' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import personas' });
+    await dialog.getByLabel('Persona files (JSON)').setInputFiles([file('mine.json', { id: persona.id, name: 'Edited elsewhere', attributes: { tone: 'from the file' } })]);
+    await dialog.getByText('Update “Edited elsewhere”').waitFor();
+    const patched = await server.request(`/v1/personas/${persona.id}`, { method: 'PATCH', json: { attributes: { tone: 'concurrent edit' } } });
+    expect(patched.status).toBe(200);
+    await dialog.getByRole('button', { name: 'Import 1 change' }).click();
+    await dialog.getByRole('alert').getByText(/Imported 0 of 1, then mine\.json failed: .*changed elsewhere/).waitFor();
+    expect((await list()).find((p) => p.id === persona.id)?.attributes).toEqual({ tone: 'concurrent edit' });
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('the update sends If-Match with the ETag it just read', async () => {
+    const persona = await create('If-Match sent', { tone: 'old' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import personas' });
+    await dialog.getByLabel('Persona files (JSON)').setInputFiles([file('mine.json', { id: persona.id, name: 'If-Match sent', attributes: { tone: 'new' } })]);
+    await dialog.getByText('Update “If-Match sent”').waitFor();
+    const [request] = await Promise.all([
+      page.waitForRequest((r) => r.method() === 'PATCH' && r.url().endsWith(`/v1/personas/${persona.id}`)),
+      dialog.getByRole('button', { name: 'Import 1 change' }).click(),
+    ]);
+    expect(request.headers()['if-match']).toBe('"1"');
+    await dialog.getByText('Imported 1 persona.').waitFor();
+    await dialog.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('a file whose id is not on the server is a problem, never an update of another persona with its name', async () => {
+    const namesake = await create('Namesake', { tone: 'keep me' });
+    await page.reload();
+    await page.getByRole('button', { name: 'Import…' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Import personas' });
+    const missing = '0198c3a4-0000-7000-8000-000000000000';
+    await dialog.getByLabel('Persona files (JSON)').setInputFiles([file('stale.json', { id: missing, name: 'Namesake', attributes: { tone: 'overwrite' } })]);
+    await dialog.getByText(`Problem: id ${missing} is not on the server`, { exact: false }).waitFor();
+    expect(await dialog.getByRole('button', { name: /^Import \d/ }).isDisabled()).toBe(true);
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect((await list()).find((p) => p.id === namesake.id)).toEqual(namesake);
   });
 
   it('imports nothing while any file has a problem', async () => {

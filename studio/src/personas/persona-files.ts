@@ -1,7 +1,7 @@
 /**
  * Personas as JSON files, in the format the SDK's CLI reads and writes: one pretty object
  * `{ "id", "name", "attributes" }` per persona with a trailing newline, or, for "export all",
- * an array of them. Importing matches a file's persona by id, else by name, else creates it.
+ * an array of them. Importing matches a file's persona by its id if it has one, else by name, else creates it.
  */
 import type { Attributes, Persona } from '../api/types.js';
 import { isPlainObject, sameJson } from './attributes.js';
@@ -80,9 +80,17 @@ export type ImportStep =
   | { action: 'unchanged'; source: string; current: Persona }
   | { action: 'error'; source: string; problem: string };
 
+/**
+ * A file with an id describes that persona only: if it is not on the server, matching another by
+ * name would overwrite the wrong persona (the CLI refuses the same way).
+ */
 function targetOf(desired: DesiredPersona, existing: Persona[]): Persona | string | undefined {
-  const byId = desired.id === undefined ? undefined : existing.find((persona) => persona.id === desired.id);
-  if (byId) return byId;
+  if (desired.id !== undefined) {
+    return (
+      existing.find((persona) => persona.id === desired.id) ??
+      `id ${desired.id} is not on the server (deleted, or exported from another server or account); remove "id" to create it anew`
+    );
+  }
   const named = existing.filter((persona) => persona.name === desired.name);
   if (named.length > 1) return `${named.length} personas are named "${desired.name}"; add the "id" of the one you mean`;
   return named[0];

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { ApiError } from '../api/api-error.js';
 import type { StudioApi } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
+import { ChangedSincePlanError, applyImportStep } from '../personas/apply-import.js';
 import { type ImportStep, planImport, readPersonaFile } from '../personas/persona-files.js';
 import { Dialog } from './dialog.js';
 
@@ -52,14 +53,14 @@ export function ImportDialog({ api, onClose }: ImportDialogProps) {
     let done = 0;
     try {
       for (const step of changes) {
-        if (step.action === 'create') await api.createPersona({ name: step.desired.name, attributes: step.desired.attributes });
-        if (step.action === 'update') await api.updatePersona(step.current.id, { name: step.desired.name, attributes: step.desired.attributes });
+        if (step.action === 'create' || step.action === 'update') await applyImportStep(api, step);
         done++;
       }
       setReport({ text: `Imported ${done} persona${done === 1 ? '' : 's'}.`, failed: false });
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      setReport({ text: `Imported ${done} of ${changes.length}, then ${changes[done]?.source} failed: ${plainError(error)}`, failed: true });
+      if (!(error instanceof ApiError) && !(error instanceof ChangedSincePlanError)) throw error;
+      const reason = error instanceof ApiError ? plainError(error) : error.message;
+      setReport({ text: `Imported ${done} of ${changes.length}, then ${changes[done]?.source} failed: ${reason}`, failed: true });
     } finally {
       setApplying(false);
       setSteps(undefined);
@@ -83,7 +84,7 @@ export function ImportDialog({ api, onClose }: ImportDialogProps) {
         </>
       }
     >
-      <p>Choose JSON files exported by the studio or by the CLI. A persona is matched by its id, else by its name, else created.</p>
+      <p>Choose JSON files exported by the studio or by the CLI. A persona is matched by its id (a file with an id updates only that persona), else by its name, else created.</p>
       <div class="field">
         <label for="import-files">Persona files (JSON)</label>
         <input
