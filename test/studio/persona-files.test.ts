@@ -29,7 +29,7 @@ describe('persona files', () => {
     expect(readPersonaFile('f.json', '[]')[0]!.problem).toBe('holds an empty list');
   });
 
-  it('matches by id, else by name, else creates; unchanged personas are left alone', () => {
+  it('matches by id (an id not on the server is a problem, not a match by name), else by name, else creates; unchanged personas are left alone', () => {
     const server = [persona('p1', 'One', { a: 1 }), persona('p2', 'Two'), persona('p3', 'Three', { t: 1 })];
     const items = [
       ...readPersonaFile('1.json', JSON.stringify({ id: 'p1', name: 'Uno', attributes: { a: 1 } })),
@@ -39,7 +39,7 @@ describe('persona files', () => {
     ];
     expect(planImport(items, server).map((step) => [step.source, step.action])).toEqual([
       ['1.json', 'update'],
-      ['2.json', 'update'],
+      ['2.json', 'error'],
       ['3.json', 'unchanged'],
       ['4.json', 'create'],
     ]);
