@@ -25,6 +25,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio accessibility', () => {
     await page.getByLabel('JSON').check();
     await check('editor (JSON)');
     await page.getByLabel('Sample text').fill('We will utilize synergy. Please advise.');
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
     await page.getByLabel('Provider API key').fill('sk-a11y');
     await page.getByRole('button', { name: 'Refine' }).click();
     await page.locator('.result').waitFor();

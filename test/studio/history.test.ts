@@ -31,11 +31,14 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history', () => {
     await page.getByRole('link', { name: 'History' }).click();
     await page.getByRole('heading', { name: 'History of Historian' }).waitFor();
 
-    const rows = page.getByRole('table', { name: 'Versions, oldest first' }).locator('tbody tr');
+    // Newest first: what a reader looks for first, and what a restore would become.
+    const rows = page.getByRole('table', { name: 'Versions, newest first' }).locator('tbody tr');
     expect(await rows.count()).toBe(2);
-    expect(await rows.nth(0).locator('td').nth(3).textContent()).toBe('production');
-    expect(await rows.nth(1).locator('td').nth(3).textContent()).toBe('latest');
-    expect(await rows.nth(0).locator('td').nth(1).textContent()).toMatch(/^key_/);
+    expect(await rows.locator('th').allTextContents()).toEqual(['2', '1']);
+    expect(await rows.nth(0).locator('td').nth(3).textContent()).toBe('latest');
+    expect(await rows.nth(1).locator('td').nth(3).textContent()).toBe('production');
+    expect(await rows.nth(1).locator('td').nth(1).textContent()).toMatch(/^key_/);
+    expect(await page.getByLabel('From version').locator('option').allTextContents()).toEqual(['Version 2', 'Version 1']);
 
     // Defaults to the previous version against the newest.
     const before = page.getByRole('figure', { name: 'Version 1' });
@@ -54,6 +57,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history', () => {
     await dialog.getByRole('button', { name: 'Restore version 1' }).click();
     await page.getByText('Restored version 1 as version 3.').waitFor();
     expect(await rows.count()).toBe(3);
+    expect(await rows.locator('th').allTextContents()).toEqual(['3', '2', '1']);
     expect(await api(`/v1/personas/${id}`)).toEqual({ id, name: 'Historian', attributes: { tone: 'warm', vocabulary: { utilize: 'use' } } });
   });
 
@@ -82,7 +86,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history', () => {
     await page.getByRole('button', { name: 'Move production', exact: true }).click();
     await page.getByText('This persona changed since you opened its history, so nothing was done.', { exact: false }).waitFor();
     expect(await api(`/v1/personas/${id}/labels`)).toEqual({ production: 1 });
-    const rows = page.getByRole('table', { name: 'Versions, oldest first' }).locator('tbody tr');
+    const rows = page.getByRole('table', { name: 'Versions, newest first' }).locator('tbody tr');
     await rows.nth(2).waitFor();
     await api(`/v1/personas/${id}`, 'PATCH', { name: 'Labeller, renamed again' });
     await page.getByRole('button', { name: 'Remove production', exact: true }).click();

@@ -16,6 +16,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, streamed', () => {
   const startStream = async () => {
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
     await page.getByLabel('Sample text').fill('Hello, we will utilize teamwork.');
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
     await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
     await page.getByLabel('Stream the answer as it is written (no repair call)').check();
     await page.getByRole('button', { name: 'Refine' }).click();
@@ -53,6 +54,28 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, streamed', () => {
     expect(await page.locator('.spend').textContent()).toMatch(/^\d+ input \+ \d+ output tokens, 1 provider call\.$/);
     expect(await page.getByRole('button', { name: 'Stop' }).count()).toBe(0);
     expect(f.fake.requests[0]!.stream).toBe(true);
+  });
+
+  it('shows the rules a streamed answer still breaks, by rule, drawn where they are', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Hi there, we will utilize synergy today.', pieceChars: 5 });
+    const strict = await f.server.request('/v1/personas', {
+      method: 'POST',
+      json: { name: 'No buzzwords', attributes: { vocabulary: { utilize: 'use' }, avoid: ['synergy'] } },
+    });
+    await page.goto(`${f.server.url}/studio/#/personas/${((await strict.json()) as { id: string }).id}`);
+    await page.getByLabel('Sample text').fill('Hello, we will utilize synergy.');
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
+    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await page.getByLabel('Stream the answer as it is written (no repair call)').check();
+    await page.getByRole('button', { name: 'Refine' }).click();
+    const refined = page.getByRole('figure', { name: 'Refined by No buzzwords' });
+    await refined.waitFor();
+    // No repair call on a stream: the banned word stays, and the preview says where.
+    expect(await refined.locator('.diff-text').textContent()).toBe('Hi there, we will use synergy today.');
+    expect(await refined.locator('mark.violation[data-rule="avoid"]').allTextContents()).toEqual(['synergy']);
+    const report = page.getByRole('region', { name: 'Rules still broken: 1 violation' });
+    expect(await report.locator(':scope > ul > li').textContent()).toBe('Words to avoid avoid ×1synergy — uses banned phrase "synergy"');
+    expect(f.fake.requestCount).toBe(1);
   });
 
   it('Stop aborts the stream: the provider connection closes and the text so far stays', async () => {

@@ -15,9 +15,11 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
 
   const createViaApi = async (name: string, attributes: Record<string, unknown>) =>
     ((await (await f.server.request('/v1/personas', { method: 'POST', json: { name, attributes } })).json()) as { id: string }).id;
+  /** `Rules only` is the default; these go through OpenAI (the fake) with a key. */
+  const chooseOpenAi = (key = PROVIDER_KEY) => page.getByLabel('Provider', { exact: true }).selectOption('openai').then(() => page.getByLabel('Provider API key').fill(key));
   const refine = async (key = PROVIDER_KEY) => {
     await page.getByLabel('Sample text').fill(SAMPLE);
-    await page.getByLabel('Provider API key').fill(key);
+    await chooseOpenAi(key);
     await page.getByRole('button', { name: 'Refine' }).click();
   };
 
@@ -96,7 +98,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     f.fake.setBehaviour({ mode: 'ok', reply: 'Hi {{first_name}}, order 48213 ships soon. Use https://acme.com/t/48213 to track it.' });
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
     await page.getByLabel('Sample text').fill(template);
-    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await chooseOpenAi();
     await page.getByRole('button', { name: 'Refine' }).click();
     const original = page.getByRole('figure', { name: 'Original' });
     await original.waitFor();
@@ -120,7 +122,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     f.fake.setBehaviour({ mode: 'ok', reply: 'Order 48213 is on its way.' });
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
     await page.getByLabel('Sample text').fill('Your order 48213 has shipped.');
-    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await chooseOpenAi();
     await page.getByRole('button', { name: 'Refine' }).click();
     await page.locator('.protected-summary').waitFor();
     expect(await page.locator('.protected-summary p').textContent()).toMatch(/1 protected item .*The answer kept every one\.$/);
@@ -140,17 +142,56 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
   it('says in plain words that the provider did not answer in time', async () => {
     f.fake.setBehaviour('hang');
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Sample text').fill(SAMPLE);
     await page.getByLabel('Provider', { exact: true }).selectOption({ label: 'Anthropic' });
-    await refine();
+    await page.getByLabel('Provider API key').fill(PROVIDER_KEY);
+    await page.getByRole('button', { name: 'Refine' }).click();
     await page.getByText('Anthropic did not answer within 1.5 seconds.').waitFor();
   });
 
   it('asks for what is missing before calling anything', async () => {
     await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
     await page.getByLabel('Sample text').fill(SAMPLE);
+    await page.getByLabel('Provider', { exact: true }).selectOption('openai');
     await page.getByRole('button', { name: 'Refine' }).click();
     await page.getByText('Type your OpenAI API key first.').waitFor();
     expect(f.fake.requestCount).toBe(0);
+  });
+
+  it('starts with Rules only, model and key disabled, and shows every rule still broken by rule, drawn where it is', async () => {
+    const strict = await createViaApi('Strict voice', { avoid: ['synergy'], maxSentences: 2, signOff: 'Cheers' });
+    await page.goto(`${f.server.url}/studio/#/personas/${strict}`);
+    const provider = page.getByLabel('Provider', { exact: true });
+    await provider.locator('option[value="rules"]').waitFor({ state: 'attached' });
+    expect(await provider.inputValue()).toBe('rules');
+    expect(await page.getByLabel('Model (optional)').isDisabled()).toBe(true);
+    expect(await page.getByLabel('Provider API key').isDisabled()).toBe(true);
+
+    await page.getByLabel('Sample text').fill('We love synergy. Pure synergy helps. Call us today.');
+    await page.getByRole('button', { name: 'Refine' }).click();
+    const refined = page.getByRole('figure', { name: 'Refined by Strict voice' });
+    await refined.waitFor();
+    // The sign-off was fixed; the banned word (twice) and the sentence limit are what remains, as the API says.
+    expect(await refined.locator('.diff-text').textContent()).toBe('We love synergy. Pure synergy helps. Call us today.\n\nCheers');
+    expect(await refined.locator('mark.violation').allTextContents()).toEqual(['synergy', 'synergy']);
+    expect(await refined.locator('mark.violation').first().getAttribute('title')).toBe('Words to avoid: uses banned phrase "synergy"');
+    const report = page.getByRole('region', { name: 'Rules still broken: 3 violations' });
+    const rules = report.locator(':scope > ul > li');
+    expect(await rules.evaluateAll((items) => items.map((item) => item.getAttribute('data-rule')))).toEqual(['maxSentences', 'avoid']);
+    expect(await rules.nth(0).textContent()).toBe('Most sentences maxSentences ×1the whole text — has 3 sentences; the limit is 2');
+    expect(await rules.nth(1).locator('li').allTextContents()).toEqual([
+      'synergy — uses banned phrase "synergy"',
+      'synergy — uses banned phrase "synergy"',
+    ]);
+    expect(f.fake.requestCount).toBe(0);
+    await page.evaluate(`document.querySelector('.result').scrollIntoView()`);
+    await screenshot(page, 'preview-violations', { docs: true });
+
+    // A persona whose rules all hold says so.
+    await page.goto(`${f.server.url}/studio/#/personas/${personaId}`);
+    await page.getByLabel('Sample text').fill('We will utilize your order.');
+    await page.getByRole('button', { name: 'Refine' }).click();
+    await page.getByText('The answer keeps every rule of this persona.').waitFor();
   });
 
   it('compares two personas on the same text, side by side', async () => {

@@ -7,7 +7,7 @@ import { ApiError, errorFromResponse, unreachable } from './api-error.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
-import type { Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
+import type { CheckRequest, CheckVerdict, Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
 
 /** A persona as last read or written, with the ETag that a save sends back as If-Match. */
 export interface VersionedPersona {
@@ -143,6 +143,11 @@ export class StudioApi {
       }
       if (chunk.done) throw new ApiError(502, 'the stream ended before its result', 'service');
     }
+  }
+
+  /** The persona's rules checked against `content` (and, with `original`, what it lost of it); no provider. */
+  async check(request: CheckRequest): Promise<CheckVerdict> {
+    return (await this.send('POST', '/check', { body: request })).json() as Promise<CheckVerdict>;
   }
 
   /** The providers this service can call, operator-declared ones and `rules` included. */

@@ -24,3 +24,11 @@ export type PersonaVersion = WithAttributes<Schemas['PersonaVersion']>;
 
 /** Label → version, e.g. { production: 3 }. */
 export type PersonaLabels = paths['/v1/personas/{id}/labels']['get']['responses'][200]['content']['application/json'];
+
+/** POST /v1/check: the text to lint against a persona, and optionally what it was rewritten from. */
+export type CheckRequest = paths['/v1/check']['post']['requestBody']['content']['application/json'];
+
+/** Every rule still broken, `{ rule, message, start, end }`: offsets into `content`, for `preserve` into `original`. */
+export type CheckVerdict = paths['/v1/check']['post']['responses'][200]['content']['application/json'];
+
+export type RuleViolation = CheckVerdict['violations'][number];

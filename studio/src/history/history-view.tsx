@@ -88,6 +88,8 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   }
   const { current, versions, labels } = loaded;
   const newest = versions.at(-1)?.version;
+  // The API lists versions oldest first; the newest is what a reader looks for first.
+  const newestFirst = [...versions].reverse();
   const pointing = labelsByVersion(labels, newest);
 
   return (
@@ -109,7 +111,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
 
       <div class="table-scroll">
         <table class="versions">
-          <caption>Versions, oldest first</caption>
+          <caption>Versions, newest first</caption>
           <thead>
             <tr>
               <th scope="col">Version</th>
@@ -123,7 +125,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
             </tr>
           </thead>
           <tbody>
-            {versions.map((version) => (
+            {newestFirst.map((version) => (
               <tr key={version.version}>
                 <th scope="row">{version.version}</th>
                 <td>
@@ -160,7 +162,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
                   setPair(next);
                 }}
               >
-                {versions.map((v) => (
+                {newestFirst.map((v) => (
                   <option key={v.version} value={String(v.version)}>
                     Version {v.version}
                   </option>

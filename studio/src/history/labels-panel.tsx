@@ -15,7 +15,7 @@ const LABEL_SHAPE = /^[a-z0-9-]{1,40}$/;
 function VersionSelect({ id, value, versions, onChange }: { id: string; value: number; versions: PersonaVersion[]; onChange(v: number): void }) {
   return (
     <select id={id} value={String(value)} onChange={(event) => onChange(Number(event.currentTarget.value))}>
-      {versions.map((v) => (
+      {[...versions].reverse().map((v) => (
         <option key={v.version} value={String(v.version)}>
           Version {v.version}
         </option>

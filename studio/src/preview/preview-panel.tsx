@@ -4,8 +4,9 @@ import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
 import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
-import { DiffLegend, DiffText, RefineFailure, Spend, Timing } from './refine-output.js';
+import { DiffLegend, RefineFailure, Spend, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
+import { MarkedRefined, RuleViolations } from './rule-violations.js';
 import { type RefineResult, runRefine } from './run-refine.js';
 
 interface PreviewPanelProps {
@@ -107,9 +108,10 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
               </figure>
               <figure>
                 <figcaption>Refined by {persona.name}</figcaption>
-                <DiffText parts={result.diff} side="after" />
+                <MarkedRefined parts={result.diff} violations={result.violations ?? []} />
               </figure>
             </div>
+            <RuleViolations violations={result.violations} answer={result.outcome.response} sample={result.sample} />
             <ProtectedSummary sample={result.sample} items={result.protectedItems} />
             <Timing outcome={result.outcome} />
             <Spend outcome={result.outcome} />

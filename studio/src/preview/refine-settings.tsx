@@ -15,7 +15,12 @@ export interface RefineSettings {
   providerKey: string;
 }
 
-export const INITIAL_SETTINGS: RefineSettings = { sample: '', provider: 'openai', model: '', providerKey: '' };
+/**
+ * `rules` until the user picks a provider: it needs no key, so a first Refine shows the persona's
+ * rules at work instead of asking for a key. The key lives in memory only, so every session (a
+ * reload included) starts with no key typed, and so with `rules`.
+ */
+export const INITIAL_SETTINGS: RefineSettings = { sample: '', provider: 'rules', model: '', providerKey: '' };
 
 /** The request for one persona, or what is missing, in words. */
 export function refineRequestFor(settings: RefineSettings, personaId: string, providers: readonly Provider[]): RefineRequest | string {
@@ -29,8 +34,9 @@ export function refineRequestFor(settings: RefineSettings, personaId: string, pr
     provider,
     personaId,
     content: settings.sample,
-    ...(settings.providerKey === '' ? {} : { providerApiKey: settings.providerKey }),
-    ...(settings.model.trim() === '' ? {} : { model: settings.model.trim() }),
+    // A key typed for another provider never goes to one that needs none, nor a model to one without models.
+    ...(settings.providerKey === '' || listed?.requiresKey === false ? {} : { providerApiKey: settings.providerKey }),
+    ...(settings.model.trim() === '' || listed?.defaultModel === null ? {} : { model: settings.model.trim() }),
   };
 }
 
@@ -54,6 +60,8 @@ export function RefineSettingsFields({ settings, providers, onChange }: RefineSe
   const chosen = providers?.find((provider) => provider.id === settings.provider);
   const listed = providers === undefined || chosen !== undefined;
   const keyless = chosen?.requiresKey === false;
+  // Disabled rather than hidden, so the form keeps its shape when the provider changes.
+  const modelless = chosen?.defaultModel === null;
   const sampleHint = 'Text an AI wrote, to rewrite in the persona’s voice.';
   const modelHint = modelHintFor(chosen);
   const keyHint = keyless
@@ -113,7 +121,8 @@ export function RefineSettingsFields({ settings, providers, onChange }: RefineSe
             id={`${id}-model`}
             type="text"
             autocomplete="off"
-            value={settings.model}
+            value={modelless ? '' : settings.model}
+            disabled={modelless}
             aria-describedby={describedBy(`${id}-model`, modelHint)}
             onInput={(event) => set({ model: event.currentTarget.value })}
           />
@@ -128,7 +137,8 @@ export function RefineSettingsFields({ settings, providers, onChange }: RefineSe
             type="password"
             autocomplete="off"
             spellcheck={false}
-            value={settings.providerKey}
+            value={keyless ? '' : settings.providerKey}
+            disabled={keyless}
             aria-describedby={describedBy(`${id}-key`, keyHint)}
             onInput={(event) => set({ providerKey: event.currentTarget.value })}
           />

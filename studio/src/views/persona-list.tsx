@@ -9,7 +9,15 @@ interface PersonaListProps {
   onImport: () => void;
 }
 
+/**
+ * The end of the id, which tells apart personas that share a name. The end, not the start: a
+ * UUIDv7 starts with its creation time, which personas created together share.
+ */
+export const shortId = (id: string) => id.slice(-6);
+
 export function PersonaList({ personas, currentId, onExportAll, onImport }: PersonaListProps) {
+  const names = new Map<string, number>();
+  for (const persona of personas ?? []) names.set(persona.name, (names.get(persona.name) ?? 0) + 1);
   return (
     <nav aria-labelledby="personas-heading" class="persona-list">
       <h2 id="personas-heading">Personas</h2>
@@ -26,6 +34,12 @@ export function PersonaList({ personas, currentId, onExportAll, onImport }: Pers
             <li key={persona.id}>
               <a href={personaHref(persona.id)} aria-current={persona.id === currentId ? 'page' : undefined}>
                 {persona.name}
+                {(names.get(persona.name) ?? 0) > 1 && (
+                  <span class="persona-id" title={persona.id}>
+                    {' '}
+                    · {shortId(persona.id)}
+                  </span>
+                )}
               </a>
             </li>
           ))}

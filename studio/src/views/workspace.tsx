@@ -19,6 +19,20 @@ import { ImportDialog } from './import-dialog.js';
 import { PersonaEditor } from './persona-editor.js';
 import { PersonaList } from './persona-list.js';
 
+interface EditorState {
+  saved: Persona;
+  dirty: boolean;
+}
+
+/**
+ * Hands the editor's state up to the workspace, which draws the preview beside the editor (on a
+ * wide screen) rather than under its form, ~1,800 px below the fields it previews.
+ */
+function ReportEditorState({ saved, dirty, onChange }: EditorState & { onChange: (state: EditorState) => void }) {
+  useEffect(() => onChange({ saved, dirty }), [saved, dirty]);
+  return null;
+}
+
 interface WorkspaceProps {
   api: StudioApi;
   initialPersonas: Persona[] | undefined;
@@ -33,6 +47,8 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   const [settings, setSettings] = useState<RefineSettings>(INITIAL_SETTINGS);
   const [notice, setNotice] = useState<string | undefined>(undefined);
   const [importing, setImporting] = useState(false);
+  // The persona editor's saved persona and whether it has unsaved changes, for the preview beside it.
+  const [editorState, setEditorState] = useState<EditorState | undefined>(undefined);
   const main = useRef<HTMLElement>(null);
 
   const reloadPersonas = () => api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
@@ -106,9 +122,12 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
           {route.view === 'home' && <Home />}
           {route.view === 'new' && <PersonaEditor key="new" id={undefined} {...editorProps} />}
           {route.view === 'persona' && (
-            <PersonaEditor key={route.id} id={route.id} {...editorProps}>
-              {(saved, dirty) => <PreviewPanel {...refineProps} persona={saved} dirty={dirty} />}
-            </PersonaEditor>
+            <div class="editor-and-preview">
+              <PersonaEditor key={route.id} id={route.id} {...editorProps}>
+                {(saved, dirty) => <ReportEditorState saved={saved} dirty={dirty} onChange={setEditorState} />}
+              </PersonaEditor>
+              {editorState?.saved.id === route.id && <PreviewPanel {...refineProps} persona={editorState.saved} dirty={editorState.dirty} />}
+            </div>
           )}
           {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
           {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
