@@ -9,13 +9,19 @@ import { DomainError } from '../errors.js';
 import { AccountRepository } from '../storage/account-repository.js';
 import { openStorage } from '../storage/database.js';
 
-const USAGE = `usage: npm run cli -- <command>
+const USAGE = `persona-refine admin CLI: for the operator of a persona-refine server, working
+directly on its database (accounts and API keys). Users of a server refine text and manage
+personas with the SDK's CLI instead: \`npx persona-refine --help\` (sdk/README.md).
+
+usage: npm run cli -- <command>
 
 commands:
   accounts create NAME          create an account and print its first API key (last line)
   keys create --account NAME    create another API key for an account (last line)
   keys list                     list keys (id, account, prefix, created, revoked); never full keys
   keys revoke ID                revoke a key; it stops working within 5 seconds
+
+  help, --help, -h               print this
 
 Uses DATABASE_URL, like the server.`;
 
@@ -60,6 +66,10 @@ const commands: Record<string, Command> = {
 };
 
 async function main(argv: string[]): Promise<number> {
+  if (['help', '--help', '-h'].includes(argv[0] ?? '')) {
+    print(USAGE);
+    return 0;
+  }
   const name = argv.slice(0, 2).join(' ');
   const command = commands[name];
   if (!command) {
