@@ -72,15 +72,16 @@ describe('persona-refine CLI under attack', () => {
       expect(JSON.parse(written)).toEqual({ id: persona.id, name: 'Case', attributes: { tone: 'warm' } });
     });
 
-    it('a dangling symlink at the persona\'s name creates no file outside --dir', async () => {
+    it('dangling symlinks at the persona\'s names create no file outside --dir', async () => {
       const persona = await client.personas.create({ name: 'Case' });
-      const { short } = names(persona);
-      const target = join(outside, 'created-by-export.json');
+      const { short, full } = names(persona);
+      const targets = [join(outside, 'short.json'), join(outside, 'full.json')];
       mkdirSync(join(cwd, 'personas'));
-      symlinkSync(target, join(cwd, 'personas', short));
+      symlinkSync(targets[0]!, join(cwd, 'personas', short));
+      symlinkSync(targets[1]!, join(cwd, 'personas', full));
       expect((await cli(['personas', 'export'])).code).toBe(0);
-      expect(existsSync(target)).toBe(false);
-      expect(readdirSync(join(cwd, 'personas'))).toContain(`case.${persona.id}.json`);
+      for (const target of targets) expect(existsSync(target)).toBe(false);
+      expect(readdirSync(join(cwd, 'personas'))).toContain(`case.${persona.id}.2.json`);
     });
 
     it('a hand-made file at the fallback name (about another persona) is not overwritten', async () => {
