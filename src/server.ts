@@ -27,6 +27,19 @@ async function prepareStorage(config: Config): Promise<{ storage: Storage; issue
   return { storage, issued };
 }
 
+/**
+ * A port that cannot be had is a configuration problem: the start ends with one line naming the
+ * variable that chooses another (Node's `listen EADDRINUSE …` names none).
+ */
+function listenProblem(error: unknown, config: Config): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'EADDRINUSE') {
+    return new ConfigError('PORT', `${config.port} is already in use on ${config.host}: stop what listens there, or choose another port, e.g. PORT=${config.port + 1} npm start`);
+  }
+  if (code === 'EACCES') return new ConfigError('PORT', `${config.port} may not be opened by this user on ${config.host}: choose a port above 1023`);
+  return error;
+}
+
 /** The address a person can open: a wildcard listen address is reachable on loopback. */
 function baseUrl(host: string, port: number): string {
   const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
@@ -75,7 +88,9 @@ async function serve(config: Config, storage: Storage, issued?: IssuedKey): Prom
   // Node's default accept queue (511) overflows when a thousand clients connect in the same
   // second (the kernel then resets them before any code of ours runs); the kernel caps this
   // at net.core.somaxconn.
-  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG });
+  await app.listen({ port: config.port, host: config.host, backlog: LISTEN_BACKLOG }).catch((error: unknown) => {
+    throw listenProblem(error, config);
+  });
   const base = baseUrl(config.host, (app.server.address() as AddressInfo).port);
   // Log lines are written in batches: the start-up lines go out now, before and after the banner.
   flushLogs();

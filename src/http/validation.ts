@@ -11,34 +11,54 @@ import { PATTERN_MESSAGES } from '../schemas/refine.js';
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
 const bodyAjv = new Ajv({ ...shared, coerceTypes: false });
 const textAjv = new Ajv({ ...shared, coerceTypes: true });
+/** Only for a body that already failed: every unknown and missing field at once, not one per retry. */
+const thoroughBodyAjv = new Ajv({ ...shared, coerceTypes: false, allErrors: true });
+
+/** The failures that belong in one message with the first: the other unknown and missing fields of the same object. */
+const FIELD_KEYWORDS = new Set(['additionalProperties', 'required']);
+function fieldSiblings(first: ErrorObject, all: ErrorObject[]): ErrorObject[] {
+  if (!FIELD_KEYWORDS.has(first.keyword)) return [];
+  return all.filter((error) => error.instancePath === first.instancePath && FIELD_KEYWORDS.has(error.keyword) && !sameField(error, first));
+}
+const fieldOf = (error: ErrorObject) => String((error.params as Record<string, unknown>).additionalProperty ?? (error.params as Record<string, unknown>).missingProperty);
+const sameField = (a: ErrorObject, b: ErrorObject) => a.keyword === b.keyword && fieldOf(a) === fieldOf(b);
 
 /**
  * Compiled on a route's first request, not at startup: compiling every route's schemas was
  * a fifth of the cold start, and a route's first request pays only its own (a millisecond or two).
  */
-function compiledOnFirstUse(compile: () => ValidateFunction): ValidateFunction {
+function compiledOnFirstUse(compile: () => ValidateFunction, compileThorough?: () => ValidateFunction): ValidateFunction {
   let validate: ValidateFunction | undefined;
+  let thorough: ValidateFunction | undefined;
   const lazy = ((data: unknown) => {
     validate ??= compile();
     const valid = validate(data);
     // Fastify reads the failures from the function it was given.
     lazy.errors = validate.errors;
+    const first = validate.errors?.[0];
+    if (!valid && first && compileThorough && FIELD_KEYWORDS.has(first.keyword)) {
+      thorough ??= compileThorough();
+      thorough(data);
+      lazy.errors = [first, ...fieldSiblings(first, thorough.errors ?? [])];
+    }
     return valid;
   }) as ValidateFunction;
   return lazy;
 }
 
 export function installValidation(app: FastifyInstance): void {
+  const compileWith = (ajv: Ajv, schema: object) => {
+    // A request schema may $ref a shared schema (app.addSchema), which this Ajv must know too.
+    const text = JSON.stringify(schema);
+    for (const shared of Object.values(app.getSchemas()) as { $id: string }[]) {
+      if (text.includes(`"$ref":"${shared.$id}"`) && !ajv.getSchema(shared.$id)) ajv.addSchema(shared);
+    }
+    return ajv.compile(schema);
+  };
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    compiledOnFirstUse(() => {
-      const ajv = httpPart === 'body' ? bodyAjv : textAjv;
-      // A request schema may $ref a shared schema (app.addSchema), which this Ajv must know too.
-      const text = JSON.stringify(schema);
-      for (const shared of Object.values(app.getSchemas()) as { $id: string }[]) {
-        if (text.includes(`"$ref":"${shared.$id}"`) && !ajv.getSchema(shared.$id)) ajv.addSchema(shared);
-      }
-      return ajv.compile(schema);
-    }),
+    httpPart === 'body'
+      ? compiledOnFirstUse(() => compileWith(bodyAjv, schema), () => compileWith(thoroughBodyAjv, schema))
+      : compiledOnFirstUse(() => compileWith(textAjv, schema)),
   );
 }
 
@@ -56,7 +76,23 @@ function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
 
-/** One clear sentence for the first validation failure, naming the field. */
+const quotedList = (names: string[]) => names.map((name) => `"${name}"`).join(', ');
+const andList = (names: string[]) => (names.length === 1 ? names[0]! : `${names.slice(0, -1).join(', ')} and ${names.at(-1)!}`);
+
+/**
+ * Every unknown and every missing field of one object in one sentence, so a body with "text"
+ * for "content" learns both at once: `unknown field "text" in request body; content is required`.
+ */
+function fieldsMessage(errors: ErrorObject[], field: string | undefined, where: string): string {
+  const unknown = errors.filter((error) => error.keyword === 'additionalProperties').map(fieldOf);
+  const missing = errors.filter((error) => error.keyword === 'required').map((error) => `${field ? `${field}.` : ''}${fieldOf(error)}`);
+  const parts: string[] = [];
+  if (unknown.length > 0) parts.push(`unknown field${unknown.length > 1 ? 's' : ''} ${quotedList(unknown)} in ${field ?? where}`);
+  if (missing.length > 0) parts.push(`${andList(missing)} ${missing.length > 1 ? 'are' : 'is'} required`);
+  return parts.join('; ');
+}
+
+/** One clear sentence for the first validation failure, naming the field (all unknown and missing fields of its object). */
 export function validationMessage(errors: ErrorObject[], part = 'body'): string {
   const error = errors[0];
   const where = PARTS[part] ?? part;
@@ -68,11 +104,8 @@ export function validationMessage(errors: ErrorObject[], part = 'body'): string 
   const params = error.params as Record<string, unknown>;
   switch (error.keyword) {
     case 'additionalProperties':
-      return `unknown field "${String(params.additionalProperty)}" in ${field ?? where}`;
-    case 'required': {
-      const missing = String(params.missingProperty);
-      return `${field ? `${field}.` : ''}${missing} is required`;
-    }
+    case 'required':
+      return fieldsMessage(errors.filter((other) => other.instancePath === error.instancePath && FIELD_KEYWORDS.has(other.keyword)), field, where);
     case 'type': {
       const type = String(params.type);
       if (!field && part === 'body') return 'request body must be a JSON object';

@@ -51,6 +51,14 @@ export const studioRoutes: FastifyPluginAsync<StudioRouteOptions> = async (app, 
     reply.headers(SECURITY_HEADERS);
   });
 
+  // The server's root: a browser opening the address the start printed lands in the studio; a
+  // program (curl, an SDK) gets where everything is. Both are cheap and reveal nothing private.
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    reply.header('vary', 'accept');
+    if (/\btext\/html\b/.test(request.headers.accept ?? '')) return reply.redirect('/studio/', 302);
+    return { service: 'persona-refine', studio: '/studio/', docs: '/docs', openapi: '/v1/openapi.json', health: '/healthz' };
+  });
+
   if (!existsSync(join(buildDir, 'index.html'))) {
     const message = 'Persona Studio is not built; run "npm run build -w studio" (npm start builds it when needed)';
     app.log.warn(message);
