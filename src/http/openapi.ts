@@ -14,7 +14,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         title: 'persona-refine',
         version: API_VERSION,
         description:
-          'Store personas and have an LLM provider rewrite AI-written text in their voice, with your own provider key.',
+          'Store personas and have an LLM provider rewrite AI-written text in their voice, with your own provider key. ' +
+          'The version above is the API contract\'s; the `X-Service-Version` header on every answer names the running build, ' +
+          'which changes independently.',
       },
       tags: [
         { name: 'personas', description: 'Named sets of voice attributes' },
