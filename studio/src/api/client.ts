@@ -123,7 +123,7 @@ export class StudioApi {
     const parser = new EventStreamParser();
     let text = '';
     const handle = (event: ServerSentEvent): RefineOutcome | undefined => {
-      const data = JSON.parse(event.data) as { text?: string; response?: string; usage?: RefineUsage; error?: number; message?: string };
+      const data = eventData(event) as { text?: string; response?: string; usage?: RefineUsage; error?: number; message?: string };
       if (event.event === 'delta') onText((text += data.text ?? ''));
       if (event.event === 'error') throw new ApiError(data.error ?? 500, data.message ?? 'the stream failed', data.message?.startsWith('provider "') ? 'provider' : 'service');
       if (event.event !== 'done') return undefined;
@@ -137,7 +137,7 @@ export class StudioApi {
         if (signal.aborted) throw error;
         throw unreachable();
       }
-      for (const event of chunk.done ? parser.end() : parser.push(chunk.value)) {
+      for (const event of parseChunk(parser, chunk, reader)) {
         const outcome = handle(event);
         if (outcome) return outcome;
       }
@@ -177,6 +177,31 @@ export class StudioApi {
     if (error.status === 401) this.onUnauthorized();
     throw error;
   }
+}
+
+/**
+ * The SDK's parser bounds a line and an event (16 MiB) so an endless one cannot fill the tab's
+ * memory; past that it throws, and the stream is closed and reported like any failed answer.
+ */
+function parseChunk(parser: EventStreamParser, chunk: ReadableStreamReadResult<Uint8Array>, reader: ReadableStreamDefaultReader<Uint8Array>): ServerSentEvent[] {
+  try {
+    return chunk.done ? parser.end() : parser.push(chunk.value);
+  } catch (error) {
+    void reader.cancel().catch(() => undefined);
+    throw new ApiError(502, (error as Error).message, 'service');
+  }
+}
+
+/** An event's JSON object; anything else is the service's failure, shown like one. */
+function eventData(event: ServerSentEvent): object {
+  let data: unknown;
+  try {
+    data = JSON.parse(event.data);
+  } catch {
+    data = undefined;
+  }
+  if (typeof data !== 'object' || data === null) throw new ApiError(502, `the stream's ${event.event} event is not a JSON object`, 'service');
+  return data;
 }
 
 const personaPath = (id: string) => `/personas/${encodeURIComponent(id)}`;
