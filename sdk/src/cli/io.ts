@@ -43,15 +43,19 @@ export class UsageError extends Error {
 export function contextFor(io: CliIo): CliContext {
   const apiKey = io.env.PERSONA_REFINE_API_KEY;
   if (!apiKey) throw new UsageError('set PERSONA_REFINE_API_KEY to your persona-refine API key');
-  checkKeyVariable('PERSONA_REFINE_API_KEY', apiKey, /^[\u0021-\u007e]+$/);
+  checkKeyVariable('PERSONA_REFINE_API_KEY', apiKey, 'header');
   const baseUrl = io.env.PERSONA_REFINE_URL || DEFAULT_URL;
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`PERSONA_REFINE_URL must be an http(s) URL, got "${baseUrl}"`);
   return { io, client: (hooks = {}) => new PersonaRefine({ apiKey, baseUrl, ...hooks }) };
 }
 
-/** A key with a pasted newline (or, for the API key, any space or non-ASCII) is refused by name, its value never shown. */
-export function checkKeyVariable(variable: string, key: string, allowed: RegExp = /^[^\u0000-\u001f\u007f-\u009f]+$/): void {
-  if (!allowed.test(key)) throw new UsageError(`${variable} contains a control character, a space or a non-ASCII character (a pasted newline?); it was not used`);
+/**
+ * A key with a pasted newline is refused by name, its value never shown. The API key travels in
+ * a header, so it must be visible ASCII; a provider key travels in the JSON body.
+ */
+export function checkKeyVariable(variable: string, key: string, travels: 'header' | 'body' = 'body'): void {
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(key)) throw new UsageError(`${variable} contains a control character (a pasted newline?); it was not used`);
+  if (travels === 'header' && !/^[\u0021-\u007e]+$/.test(key)) throw new UsageError(`${variable} contains a space or a non-ASCII character; it was not used`);
 }
 
 /** Both streams with everything a terminal would act on stripped; `control` keeps the CLI's own sequences. */
