@@ -155,7 +155,10 @@ export class Transport {
 
   /** A non-2xx answer as an error; its body (a message) is read within the same cap. */
   private async failure(response: Response): Promise<PersonaRefineError> {
-    return redirectError(response) ?? errorFromResponse(response, await readCapped(response, this.config.maxAnswerBytes));
+    const redirect = redirectError(response);
+    if (redirect === undefined) return errorFromResponse(response, await readCapped(response, this.config.maxAnswerBytes));
+    await response.body?.cancel().catch(() => undefined);
+    return redirect;
   }
 
   private async attempt<T>(request: ApiRequest, headers: Record<string, string>, signal: AbortSignal): Promise<ApiResponse<T>> {
