@@ -23,6 +23,7 @@ import { installOpenApi, openApiRoute } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { memoizedSerializerFactory } from './http/serialization.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
+import { installSlowReaderTimeout } from './http/slow-readers.js';
 import { installStorableInput } from './http/storable-input.js';
 import { installValidation } from './http/validation.js';
 import { ConcurrencyLimiter } from './limits/concurrency-limiter.js';
@@ -92,6 +93,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
     // Our own 503 while closing (request-context.ts), with Retry-After and the usual body.
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(SERVICE_VERSION),
+    // A request without Host is answered in our shape (request-context.ts), not with Node's empty 400.
+    http: { requireHostHeader: false },
     // Longer than the usual 60 s load-balancer idle timeout, so the balancer closes first.
     keepAliveTimeout: 72_000,
     // Time to receive a whole request (not to answer it): slow-loris protection.
@@ -128,7 +131,10 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   const usageRepository = new UsageRepository(storage.db);
   const usageRecorder = new UsageRecorder(usageRepository, metrics, config.usageFlushMs, (error) =>
     app.log.warn({ err: error }, 'usage counts could not be written'),
-    (increment, error) => app.log.error({ err: error, accountId: increment.accountId, day: increment.day }, 'usage row refused by the database and dropped'),
+    (increment, error) => {
+      metrics.usageRowsDropped.inc();
+      app.log.error({ err: error, accountId: increment.accountId, day: increment.day }, 'usage row refused by the database and dropped');
+    },
   );
   // After in-flight requests finished (onClose runs then), before storage closes.
   app.addHook('onClose', () => usageRecorder.close());
@@ -156,6 +162,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noT
   installMetrics(app, metrics);
   installClientClosed(app, metrics);
   installLoadShedding(app, config.maxEventLoopDelayMs);
+  installSlowReaderTimeout(app, config.slowReaderTimeoutMs, metrics);
   app.addSchema(ErrorBody);
   app.addSchema(PersonaAttributes);
   app.addSchema(Persona);

@@ -20,6 +20,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** Event-loop delay beyond which requests are shed with 503; 0 turns that check off. */
   maxEventLoopDelayMs: number;
+  /** A connection whose answer makes no progress to the client for this long is closed. */
+  slowReaderTimeoutMs: number;
   logLevel: string;
   workers: number;
   providers: ProviderOverrides;
@@ -197,6 +199,7 @@ export function loadConfig(env: Env = process.env, cores = 1, stdoutIsTty = fals
     bodyLimitBytes: integer(env, 'BODY_LIMIT_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     maxEventLoopDelayMs: integer(env, 'LOAD_SHED_EVENT_LOOP_DELAY_MS', 1_000, 0, 60_000),
+    slowReaderTimeoutMs: integer(env, 'SLOW_READER_TIMEOUT_MS', 30_000, 100, 600_000),
     logLevel,
     workers: workers(env, cores),
     providers,

@@ -14,6 +14,8 @@ export interface Metrics {
   rateLimitRejections: Counter<'limit'>;
   refinesInFlight: Gauge;
   tokens: Counter<'provider' | 'model' | 'direction'>;
+  slowReadersClosed: Counter;
+  usageRowsDropped: Counter;
 }
 
 export function createMetrics(): Metrics {
@@ -63,6 +65,16 @@ export function createMetrics(): Metrics {
       name: 'persona_refine_tokens_total',
       help: 'Tokens the providers reported, by provider, model and direction (input or output)',
       labelNames: ['provider', 'model', 'direction'],
+      registers: [registry],
+    }),
+    slowReadersClosed: new Counter({
+      name: 'persona_refine_slow_readers_closed_total',
+      help: 'Connections closed because the client stopped reading its answer (SLOW_READER_TIMEOUT_MS)',
+      registers: [registry],
+    }),
+    usageRowsDropped: new Counter({
+      name: 'persona_refine_usage_rows_dropped_total',
+      help: 'Usage rows the database refused (not for being unreachable) and that were dropped',
       registers: [registry],
     }),
   };

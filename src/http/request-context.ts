@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { type IncomingMessage, validateHeaderValue } from 'node:http';
 import { type FastifyInstance, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
-import { unavailable } from '../errors.js';
+import { invalidRequest, unavailable } from '../errors.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -21,7 +21,12 @@ export function installRequestContext(app: FastifyInstance, serviceVersion: stri
     reply.header('x-request-id', request.id);
     reply.header('x-service-version', serviceVersion);
     // A new request on a kept-alive connection after shutdown began: the usual 503 shape.
-    done(closing ? unavailable('the service is shutting down; retry shortly', 1) : undefined);
+    if (closing) return done(unavailable('the service is shutting down; retry shortly', 1));
+    // Node would answer this itself, with an empty body and none of our headers (requireHostHeader is off).
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      return done(invalidRequest('the request has no Host header, which HTTP/1.1 requires'));
+    }
+    done();
   });
 
   // Shutting down: a keep-alive connection whose request finishes after close() began would

@@ -30,6 +30,8 @@ export interface PersonaPage {
 
 /** Paging is on once `limit` or `cursor` is given; a cursor alone pages by this many. */
 export const DEFAULT_PAGE_SIZE = 100;
+/** Personas read at a time for an unpaged list (see `all`). */
+const LIST_BATCH = 8;
 
 const ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -87,11 +89,30 @@ export class PersonaService {
     return toRecord(row);
   }
 
-  async list(accountId: string, page: { limit?: number; cursor?: string }): Promise<PersonaPage> {
-    if (page.limit === undefined && page.cursor === undefined) {
-      const rows = await this.personas.listForAccount(accountId);
-      return { personas: rows.map(toRecord), nextCursor: undefined, limit: undefined };
+  /**
+   * Every persona of the account, oldest first, read a few at a time: a caller holds at most
+   * one batch (each persona up to 64 KiB of attributes) however many there are, and a client
+   * that reads slowly holds no more. The first batch is read before this returns, so a
+   * storage failure is still an ordinary error; later batches follow as they are consumed.
+   */
+  async all(accountId: string): Promise<{ first: PersonaRecord[]; rest: AsyncGenerator<PersonaRecord[]> | undefined }> {
+    const read = async (afterId?: string) => (await this.personas.listForAccount(accountId, { afterId, limit: LIST_BATCH + 1 })).map(toRecord);
+    const batch = await read();
+    if (batch.length <= LIST_BATCH) return { first: batch, rest: undefined };
+    const first = batch.slice(0, LIST_BATCH);
+    async function* rest(): AsyncGenerator<PersonaRecord[]> {
+      let next = await read(first[first.length - 1]?.id);
+      while (next.length > LIST_BATCH) {
+        const page = next.slice(0, LIST_BATCH);
+        yield page;
+        next = await read(page[page.length - 1]?.id);
+      }
+      if (next.length > 0) yield next;
     }
+    return { first, rest: rest() };
+  }
+
+  async list(accountId: string, page: { limit?: number; cursor?: string }): Promise<PersonaPage> {
     const limit = page.limit ?? DEFAULT_PAGE_SIZE;
     // One extra row tells whether there is a next page without a second query.
     const rows = await this.personas.listForAccount(accountId, { afterId: page.cursor, limit: limit + 1 });

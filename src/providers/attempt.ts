@@ -71,6 +71,9 @@ function networkReason(error: unknown): string | undefined {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === 'string' && NETWORK_REASONS[code]) return NETWORK_REASONS[code];
     if (typeof code === 'string' && /CERT|TLS|SSL/.test(code)) return 'TLS handshake failed';
+    // undici's parser refusing the answer (HPE_*), or its assertions on one it cannot handle
+    // (a 101 without Upgrade): the provider spoke something other than HTTP we can use.
+    if (typeof code === 'string' && (code.startsWith('HPE_') || code === 'ERR_ASSERTION')) return 'invalid HTTP response';
     // undici reports a body cut short as TypeError("terminated").
     if (cause.message === 'terminated') return NETWORK_REASONS.UND_ERR_SOCKET;
   }

@@ -33,7 +33,7 @@ const SETTLE_EVERY_CHARS = 24;
  * 8 MB answer in word-sized pieces: hours of CPU); a step growing with the text keeps the
  * total under 17 times the length, at the price of holding back at most a sixteenth.
  */
-const SETTLE_EVERY_FRACTION_SHIFT = 4;
+const SETTLE_EVERY_FRACTION_SHIFT = 2;
 const WHITESPACE = /\s/u;
 const BLANK_LINE = /\n[ \t]*\r?\n/g;
 
@@ -142,14 +142,21 @@ function openConstructStart(text: string): number {
   for (const match of text.matchAll(BLANK_LINE)) paragraph = match.index + match[0].length;
   let open = text.length;
   const runs = [...text.slice(paragraph).matchAll(/`+/g)];
+  // For each run, the next run of the same length (its closing one), found in one pass from the end.
+  const closing = new Array<number>(runs.length);
+  const nextOfLength = new Map<number, number>();
+  for (let i = runs.length - 1; i >= 0; i--) {
+    const length = (runs[i] as RegExpMatchArray)[0].length;
+    closing[i] = nextOfLength.get(length) ?? -1;
+    nextOfLength.set(length, i);
+  }
   for (let i = 0; i < runs.length; i++) {
-    const run = runs[i] as RegExpMatchArray;
-    const closing = runs.findIndex((other, j) => j > i && other[0].length === run[0].length);
-    if (closing === -1) {
-      open = paragraph + (run.index ?? 0);
+    const close = closing[i] as number;
+    if (close === -1) {
+      open = paragraph + ((runs[i] as RegExpMatchArray).index ?? 0);
       break;
     }
-    i = closing;
+    i = close;
   }
   const link = text.lastIndexOf('](');
   if (link !== -1 && text.indexOf(')', link) === -1) open = Math.min(open, link);

@@ -1,5 +1,6 @@
 /** The persona resource: HTTP only. Rules live in PersonaService. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
 import { type PersonaRecord, type PersonaService, personaJson } from '../personas/persona-service.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
@@ -24,6 +25,12 @@ export function sendPersona(reply: FastifyReply, record: PersonaRecord): Fastify
     .header('last-modified', record.updatedAt.toUTCString())
     .type(JSON_TYPE)
     .send(personaJson(record));
+}
+
+async function* jsonArray(first: PersonaRecord[], rest: AsyncGenerator<PersonaRecord[]>): AsyncGenerator<string> {
+  yield `[${first.map(personaJson).join(',')}`;
+  for await (const batch of rest) yield `,${batch.map(personaJson).join(',')}`;
+  yield ']';
 }
 
 export interface PersonaRouteOptions {
@@ -59,6 +66,11 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
     },
     handler: async (request, reply) => {
       const { limit, cursor } = request.query;
+      if (limit === undefined && cursor === undefined) {
+        const { first, rest } = await personas.all(request.principal.accountId);
+        // Written batch by batch as the client reads (a stream respects backpressure), never held whole.
+        return reply.type(JSON_TYPE).send(rest === undefined ? `[${first.map(personaJson).join(',')}]` : Readable.from(jsonArray(first, rest), { objectMode: false }));
+      }
       const page = await personas.list(request.principal.accountId, { limit, cursor });
       if (page.nextCursor !== undefined) {
         const next = `/v1/personas?limit=${page.limit}&cursor=${encodeURIComponent(page.nextCursor)}`;

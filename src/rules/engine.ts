@@ -12,7 +12,7 @@
  */
 import type { PersonaRules, RuleViolation } from './types.js';
 import { RULE_IDS } from './types.js';
-import { overlapTest, type OverlapTest } from './spans.js';
+import { appendAll, overlapTest, type OverlapTest } from './spans.js';
 import { findProtectedSpans, type ProtectedSpan } from './protected-spans.js';
 import { signOffSpan, signOffViolations, fixSignOff } from './sign-off.js';
 import { vocabularyViolations, fixVocabulary } from './vocabulary.js';
@@ -53,7 +53,7 @@ function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
  */
 export function checkText(rules: PersonaRules, text: string, original?: PreservedOriginal): RuleViolation[] {
   const violations = hasTextRules(rules) ? textViolations(rules, text) : [];
-  if (rules.preserve && original !== undefined) violations.push(...preserveViolations(original, text));
+  if (rules.preserve && original !== undefined) appendAll(violations, preserveViolations(original, text));
   return violations;
 }
 

@@ -19,7 +19,7 @@
 import { codeBlockBody, collect, findAddresses, findCode, mask, type ProtectedSpan } from './protected-spans.js';
 import { LIST_NUMBER, NUMBER, numberValue } from './numbers.js';
 import { PLACEHOLDER } from './placeholders.js';
-import { overlapTest, type Span } from './spans.js';
+import { appendAll, overlapTest, type Span } from './spans.js';
 
 export type PreservedKind = 'number' | 'url' | 'email' | 'code' | 'code-block' | 'placeholder';
 
@@ -33,7 +33,7 @@ export interface PreservedItem extends Span {
 export function findPreservedItems(text: string): PreservedItem[] {
   const code = findCode(text);
   const items = code.map((span) => codeItem(text, span));
-  items.push(...itemsOutsideCode(text, mask(text, code)));
+  appendAll(items, itemsOutsideCode(text, mask(text, code)));
   return items.sort((a, b) => a.start - b.start);
 }
 

@@ -9,7 +9,7 @@
  * The `preserve` rule (preserved-items.ts) builds on the same detectors: what the
  * fixes must not touch is also what the model must not lose.
  */
-import type { Span } from './spans.js';
+import { appendAll, type Span } from './spans.js';
 import { PLACEHOLDER } from './placeholders.js';
 import { UNSPACED } from './word-match.js';
 
@@ -85,14 +85,14 @@ export function findProtectedSpans(text: string): ProtectedSpan[] {
     spans.push({ kind: 'link-target', start: match.index + label, end: match.index + match[0].length });
   }
   const placeholders = collect(masked, PLACEHOLDER, 'placeholder');
-  spans.push(...placeholders, ...findAddresses(mask(masked, placeholders, 'x')));
+  appendAll(spans, placeholders, findAddresses(mask(masked, placeholders, 'x')));
   return spans.sort((a, b) => a.start - b.start || b.end - a.end);
 }
 
 /** Fenced code blocks, then inline code spans outside them. */
 export function findCode(text: string): ProtectedSpan[] {
   const spans = findFencedBlocks(text);
-  spans.push(...collect(mask(text, spans), CODE_SPAN, 'code'));
+  appendAll(spans, collect(mask(text, spans), CODE_SPAN, 'code'));
   return spans;
 }
 
@@ -106,9 +106,9 @@ export function findAddresses(text: string): ProtectedSpan[] {
   // Each pattern is tried at every word of the text, which costs more than the
   // substring searches that show most prose has no address of that kind at all.
   const spans: ProtectedSpan[] = [];
-  if (URL_HINT.test(text)) spans.push(...collect(text, URL, 'url', trimUrlEnd));
-  if (text.includes('@')) spans.push(...collect(text, EMAIL, 'email', trimUrlEnd));
-  if (hasDotInsideWord(text)) spans.push(...collect(text, HOST, 'url', trimUrlEnd));
+  if (URL_HINT.test(text)) appendAll(spans, collect(text, URL, 'url', trimUrlEnd));
+  if (text.includes('@')) appendAll(spans, collect(text, EMAIL, 'email', trimUrlEnd));
+  if (hasDotInsideWord(text)) appendAll(spans, collect(text, HOST, 'url', trimUrlEnd));
   return spans;
 }
 

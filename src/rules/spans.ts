@@ -49,6 +49,15 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
 }
 
 /** Quotes a term for a human-readable message (escapes newlines and quotes, keeps Unicode). */
+/**
+ * Appends every item of `lists` to `target`. Not `push(...items)`: spreading passes each item
+ * as an argument, and an answer of 150,000 placeholders overflowed the call stack.
+ */
+export function appendAll<T>(target: T[], ...lists: readonly (readonly T[])[]): T[] {
+  for (const list of lists) for (const item of list) target.push(item);
+  return target;
+}
+
 export function quote(term: string): string {
   return JSON.stringify(term);
 }

@@ -37,6 +37,17 @@ export class StorageUnavailableError extends DomainError {
   }
 }
 
+/**
+ * Whether the database refused the values themselves (PostgreSQL's data exceptions, class 22,
+ * and integrity violations, class 23; SQLite's constraint, size and type errors): writing the
+ * same row again can never succeed, unlike when the database is merely unreachable.
+ */
+export function isRefusedValue(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== 'string') return false;
+  return /^2[23][0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code);
+}
+
 function recognise(error: unknown): never {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;

@@ -5,11 +5,11 @@
  * interval (`USAGE_FLUSH_MS`, default 1 s) adds them, so the refine path never
  * waits on a disk sync. The price: a `kill -9` loses at most the counts of the
  * last interval (plus a flush that was in flight). A graceful stop flushes
- * everything. A flush that finds the storage unreachable keeps its counts for the
- * next one; a row the database itself refuses is dropped alone, never the batch.
+ * everything. A failed flush keeps its counts for the next one, except a row the
+ * database refuses for its values, which is dropped alone, never with the batch.
  */
 import type { Metrics } from '../metrics.js';
-import { StorageUnavailableError } from '../storage/storage-errors.js';
+import { isRefusedValue } from '../storage/storage-errors.js';
 import type { UsageCounts, UsageIncrement, UsageRepository } from '../storage/usage-repository.js';
 import type { UsageTally } from './usage-tally.js';
 
@@ -107,14 +107,11 @@ export class UsageRecorder {
     try {
       await this.repository.add(increments);
     } catch (error) {
-      if (error instanceof StorageUnavailableError) {
-        this.keep(increments);
-        this.onFlushError(error);
-        return;
-      }
-      // The database refused the batch, not the connection: one row it can never store must not
-      // hold back every account's counts, so each row is tried alone and only the refused ones go.
-      await this.writeOneByOne(increments);
+      this.onFlushError(error);
+      // One row the database can never store must not hold back every account's counts:
+      // the rows are then tried one by one, and only those it refuses are dropped.
+      if (isRefusedValue(error)) await this.writeOneByOne(increments);
+      else this.keep(increments);
     }
   }
 
@@ -123,9 +120,8 @@ export class UsageRecorder {
       try {
         await this.repository.add([increment]);
       } catch (error) {
-        if (error instanceof StorageUnavailableError) this.keep([increment]);
-        else this.onRowRefused(increment, error);
-        this.onFlushError(error);
+        if (isRefusedValue(error)) this.onRowRefused(increment, error);
+        else this.keep([increment]);
       }
     }
   }

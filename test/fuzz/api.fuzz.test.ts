@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storageTargets } from '../helpers/storage-targets.js';
 import { startTestServer, type TestResponse, type TestServer } from '../helpers/test-server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 150);
@@ -74,11 +75,11 @@ const path = fc.oneof(
   fc.constantFrom('/v1/personas?limit=-1', '/v1/personas?limit=1e9', '/v1/personas?limit=1&cursor=%00', '/v1/personas?limit=2&limit=3'),
 );
 
-describe('fuzzing every endpoint', () => {
+describe.each(storageTargets)('fuzzing every endpoint on $engine', (target) => {
   let server: TestServer;
   let personaId: string;
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn' } });
+    server = await startTestServer({ target, env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn' } });
     personaId = (await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Fuzz target', attributes: { k: 1 } } })).json()).id;
   });
   afterAll(() => server.close());

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '../../src/metrics.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { SecretRepository } from '../../src/storage/secret-repository.js';
+import { StorageUnavailableError } from '../../src/storage/storage-errors.js';
 import { UsageRepository } from '../../src/storage/usage-repository.js';
 import { UsageRecorder } from '../../src/usage/usage-recorder.js';
 import { UsageTally } from '../../src/usage/usage-tally.js';
@@ -71,13 +72,30 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
     expect(exported).not.toContain(account);
   });
 
+  it('a row the database refuses never holds back the others: it alone is dropped, and later flushes work', async () => {
+    const refused: string[] = [];
+    const repository = new UsageRepository(first.db);
+    const recorder = new UsageRecorder(repository, createMetrics(), 60_000, () => {}, (increment) => refused.push(increment.model));
+    const day = new Date('2026-11-05T12:00:00Z');
+    // PostgreSQL cannot store a NUL in text (SQLite can): the refine path refuses such a model, this proves the flush copes anyway.
+    for (const model of ['before-model', 'echo:400,zz\u0000', 'after-model']) {
+      recorder.record(account, [{ provider: 'openai', model, outcome: 'answered', tally: answered(1, 1) }], day);
+    }
+    await recorder.flush();
+    recorder.record(account, [{ provider: 'openai', model: 'later-model', outcome: 'answered', tally: answered(1, 1) }], day);
+    await recorder.close();
+    const models = (await repository.list(account, '2026-11-05', '2026-11-05')).map((row) => row.model);
+    expect(models).toEqual(expect.arrayContaining(['before-model', 'after-model', 'later-model']));
+    expect(refused).toEqual(target.engine === 'postgres' ? ['echo:400,zz\u0000'] : []);
+  });
+
   it('a failed flush keeps its counts for the next one', async () => {
     const errors: unknown[] = [];
     let broken = true;
     const repository = new UsageRepository(first.db);
     const flaky = Object.create(repository) as UsageRepository;
     flaky.add = async (increments) => {
-      if (broken) throw new Error('database unavailable');
+      if (broken) throw new StorageUnavailableError(new Error('connect ECONNREFUSED'));
       return repository.add(increments);
     };
     const recorder = new UsageRecorder(flaky, createMetrics(), 60_000, (error) => errors.push(error));
