@@ -229,6 +229,24 @@ describe('persona-refine CLI under attack', () => {
     }
   });
 
+  it('finding 2: import --yes through a proxy that loses the update\'s answer reports it applied, and it is applied once', async () => {
+    const persona = await client.personas.create({ name: 'Lost answer', attributes: { tone: 'a' } });
+    let patches = 0;
+    const proxy = await startScriptedServer((request) => (request.method === 'PATCH' && patches++ === 0 ? { forward: true, thenDrop: true } : { forward: true }), server.url);
+    try {
+      mkdirSync(join(cwd, 'personas'));
+      writeFileSync(join(cwd, 'personas', 'p.json'), JSON.stringify({ id: persona.id, name: 'Lost answer', attributes: { tone: 'b' } }));
+      const result = await runCli(['personas', 'import', 'personas', '--yes'], { cwd, env: env({ PERSONA_REFINE_URL: proxy.url }) });
+      expect(result).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain('updated    personas/p.json → version 2');
+      expect(result.stdout).toContain('applied 1 of 1');
+      expect(patches).toBe(2);
+      expect((await client.personas.versions.list(persona.id)).map((v) => v.version)).toEqual([1, 2]);
+    } finally {
+      await proxy.close();
+    }
+  });
+
   describe('issue 24: the CLI tells the truth', () => {
     it(`a refine that leaves rules broken says so on stderr and exits ${EXIT_RULES_BROKEN}, streamed or not, stdin or files`, async () => {
       const persona = await client.personas.create({ name: 'No synergy', attributes: { avoid: ['synergy'] } });
