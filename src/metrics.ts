@@ -15,6 +15,7 @@ export interface Metrics {
   refinesInFlight: Gauge;
   tokens: Counter<'provider' | 'model' | 'direction'>;
   slowReadersClosed: Counter;
+  streamsReplaced: Counter;
   usageRowsDropped: Counter;
 }
 
@@ -70,6 +71,11 @@ export function createMetrics(): Metrics {
     slowReadersClosed: new Counter({
       name: 'persona_refine_slow_readers_closed_total',
       help: 'Connections closed because the client stopped reading its answer (SLOW_READER_TIMEOUT_MS)',
+      registers: [registry],
+    }),
+    streamsReplaced: new Counter({
+      name: 'persona_refine_streams_replaced_total',
+      help: 'Streamed refines whose shown text was not a prefix of the result, so done carried the whole result (replaced: true); a bug',
       registers: [registry],
     }),
     usageRowsDropped: new Counter({

@@ -52,6 +52,28 @@ export function cleanModelOutput(text: string): string {
   return cleaned === '' ? original : cleaned;
 }
 
+/**
+ * What the cleanup does to the end of an answer whose start is settled (see cleanupSettled):
+ * there, no wrapper that needs both ends (a whole fence, whole quotes) can apply, so only the
+ * echoed closing element and trailing blanks go. A stream cleans each later part this way.
+ */
+export function cleanAnswerEnd(text: string): string {
+  return text.trimEnd().replace(CLOSING_TAG, '').trimEnd();
+}
+
+/**
+ * Where the answer proper begins in `text` (a stream's start, once settled): after leading
+ * blanks, a preamble and an echoed opening element, which the cleanup removes. A stream
+ * compares refined prefixes only past this point: a prefix cut inside the preamble is not
+ * cleaned like the whole text, and agreeing with it would be chance.
+ */
+export function answerStart(text: string): number {
+  let at = text.length - text.trimStart().length;
+  at += PREAMBLE.exec(text.slice(at))?.[0].length ?? 0;
+  at += text.slice(at).length - text.slice(at).trimStart().length;
+  return at + (OPENING_TAG.exec(text.slice(at))?.[0].length ?? 0);
+}
+
 /** How a preamble can begin; while the first line still could, the answer's start is undecided. */
 const PREAMBLE_START = new RegExp(String.raw`^${INTERJECTION}(?:\*\*)?(?:here|below|the\b|${REWRITE_ADJECTIVE})`, 'i');
 /** Shorter than this, a first line may be the start of any opener ("No problem! He…"). */
@@ -75,6 +97,11 @@ export function cleanupSettled(text: string): boolean {
     return false;
   }
   let rest = stripPreamble(start).trim();
+  // A preamble with nothing after it yet: the cleanup of the whole text (which trims first)
+  // would keep it as the answer, so what follows decides.
+  if (rest === '') return false;
+  // One or two backticks may yet become a fence.
+  if (/^`{1,2}$/.test(rest)) return false;
   if (rest.startsWith('```')) {
     if (!rest.includes('\n')) return false;
     if (WHOLE_FENCE_FIRST_LINE.test(rest) && !FENCE_LINE_THEN_TEXT.test(rest.slice(rest.indexOf('\n') + 1))) return false;
@@ -82,6 +109,7 @@ export function cleanupSettled(text: string): boolean {
   }
   if (rest.startsWith('<') && !/[>\n]/.test(rest)) return false;
   rest = stripEchoedTags(rest).trim();
+  if (rest === '') return false;
   const close = CLOSING_QUOTE[rest.charAt(0)];
   return close === undefined || quoteInside(rest, rest.charAt(0), close);
 }
@@ -91,13 +119,20 @@ function quoteInside(text: string, open: string, close: string): boolean {
   for (let i = 1; i < text.length; i++) {
     const char = text.charAt(i);
     if (char !== open && char !== close) continue;
-    // The last mark so far may yet be the closing one.
-    if (text.slice(i + 1).trim() === '') return false;
+    // The last mark so far may yet be the closing one (an echoed closing element may still follow it).
+    if (mayStillEnd(text.slice(i + 1).trim())) return false;
     const apostrophe = (char === "'" || char === '’') && /\p{L}/u.test(text.charAt(i - 1)) && /\p{L}/u.test(text.charAt(i + 1));
     if (!apostrophe) return true;
   }
   return false;
 }
+
+/** Nothing, or (the start of) the echoed closing element: what may follow the answer's last character. */
+function mayStillEnd(after: string): boolean {
+  return after === '' || `</${REWRITE_TAG}>`.startsWith(after) || CLOSING_TAG_ALONE.test(after);
+}
+const CLOSING_TAG_ALONE = new RegExp(String.raw`^</${REWRITE_TAG}[^>
+]*>?$`);
 
 function stripPreamble(text: string): string {
   const match = PREAMBLE.exec(text);

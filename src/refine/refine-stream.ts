@@ -15,13 +15,13 @@ import { StreamRefinement } from './stream-refinement.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 
 export interface StreamEnd {
-  /** Exactly the concatenation of the pieces. */
+  /** The whole result: exactly the concatenation of the pieces, unless `replaced`. */
   response: string;
   violations: RuleViolation[];
   /** Provider calls and the tokens reported, summed over every call (a fallback's included). */
   usage: UsageTally;
-  /** The shown text is not a prefix of the final result (a bug): logged by the caller. */
-  diverged: boolean;
+  /** The shown text is not a prefix of the final result (a bug): `response` replaces it; logged and counted by the caller. */
+  replaced: boolean;
 }
 
 export interface RefineStream {
@@ -39,9 +39,9 @@ export interface RefineStream {
 }
 
 /** A result known at once (the rules provider, a replay) as a stream: the whole text, then the end. */
-export async function* wholeText(end: Omit<StreamEnd, 'diverged'>): AsyncGenerator<string, StreamEnd, undefined> {
+export async function* wholeText(end: Omit<StreamEnd, 'replaced'>): AsyncGenerator<string, StreamEnd, undefined> {
   if (end.response !== '') yield end.response;
-  return { ...end, diverged: false };
+  return { ...end, replaced: false };
 }
 
 export interface StreamDependencies {
@@ -102,7 +102,7 @@ export async function streamThroughProvider(
       if (end.rest !== '') yield end.rest;
       const usage = new UsageTally();
       for (const contribution of contributions) usage.addTally(contribution.tally);
-      const result = { response: end.response, violations: end.violations, usage, diverged: end.diverged };
+      const result = { response: end.response, violations: end.violations, usage, replaced: end.replaced };
       await onEnd(result, first.link);
       return result;
     } catch (error) {

@@ -5,45 +5,60 @@
  * continuation can change it. Only the last few words are held back (the longest
  * vocabulary or casing phrase's, the sign-off's and two more), and text inside a
  * construct still open (an inline code span, a link target, a wrapper at the start).
+ *
+ * Linear in the answer, with a small constant: the work of each look is bounded by the
+ * part after the last paragraph break that is settled ("the anchor"). The fixes are local
+ * to a paragraph (no phrase spans a blank line; no protected span crosses one outside a
+ * fenced block), and once the start is settled only the answer's very end can still be
+ * unwrapped, so the text before the anchor is final and is never looked at again.
+ * Within a long paragraph, a look waits for a quarter more text, so even one paragraph
+ * of megabytes costs a few passes over it. The end compares what was shown with the
+ * whole answer refined at once; if a bug ever made them differ, the true result wins
+ * (`replaced`).
  */
-import { applyWordFixes, enforce, type PersonaRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import { applyWordFixes, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
-import { cleanModelOutput, cleanupSettled } from './output-cleanup.js';
+import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled } from './output-cleanup.js';
 
 export interface StreamEnd {
-  /** The text not shown yet, the sign-off included. */
+  /** The text not shown yet, the sign-off included ('' when replaced). */
   rest: string;
-  /** Everything shown: the non-streamed result without its repair call. */
+  /** The whole result: the non-streamed result without its repair call. */
   response: string;
   violations: RuleViolation[];
-  /** Shown text that the final result does not start with: a bug, to be logged. */
-  diverged: boolean;
+  /** What was shown is not a prefix of the result (a bug, logged and counted): `response` replaces it. */
+  replaced: boolean;
 }
 
 const wordCount = (phrase: string) => phrase.trim().split(/\s+/u).length;
 /**
- * Settling re-runs the cleanup and the fixes over the text so far, so it waits for this
- * many new characters (about four words; or a line break): a few more characters held
- * back, a fifth of the work on a stream of word-sized pieces.
+ * A look re-runs the cleanup and the fixes over the part after the anchor, so it waits
+ * for this many new characters (about four words; or a line break).
  */
 const SETTLE_EVERY_CHARS = 24;
-/**
- * And, on a long answer, for a sixteenth of the text so far: each settle costs the length
- * of the text, so a fixed step would make the whole stream quadratic in its length (an
- * 8 MB answer in word-sized pieces: hours of CPU); a step growing with the text keeps the
- * total under 17 times the length, at the price of holding back at most a sixteenth.
- */
+/** And, within a long paragraph, for a quarter more of it: a fixed step would make one huge paragraph quadratic. */
 const SETTLE_EVERY_FRACTION_SHIFT = 2;
 const WHITESPACE = /\s/u;
 const BLANK_LINE = /\n[ \t]*\r?\n/g;
+/** A paragraph break followed by the next paragraph's first character: where an anchor may go. */
+const PARAGRAPH_START = /\n[ \t]*\r?\n\s*(?=\S)/g;
 
 export class StreamRefinement {
   private raw = '';
+  /** The answer after the anchor: all of it until the first anchor is set. */
+  private tail = '';
+  /** The shown text that belongs to the part after the anchor. */
+  private tailShown = '';
+  /** All shown text, for the end's comparison. */
   private shown = '';
+  private anchored = false;
+  private startSettled = false;
   private readonly heldWords: number;
   private headCut = -1;
   private head = '';
   private settledAt = 0;
+  /** The last paragraph start (in the tail) tried as an anchor. */
+  private triedAnchor = 0;
 
   /** `rules` undefined: the persona has none, and only the cleanup applies. */
   constructor(
@@ -57,7 +72,8 @@ export class StreamRefinement {
       this.heldWords = 1;
     } else {
       const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
-      const longest = Math.max(1, ...phrases.map(wordCount));
+      let longest = 1;
+      for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
       this.heldWords = longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2;
     }
   }
@@ -65,53 +81,96 @@ export class StreamRefinement {
   /** Adds the next piece of the answer; returns the text that can be shown now ('' for none). */
   push(piece: string): string {
     this.raw += piece;
+    this.tail += piece;
     // Nothing settles before a word ends.
     if (!WHITESPACE.test(piece)) return '';
-    const since = this.raw.length - this.settledAt;
-    if (since < this.settledAt >> SETTLE_EVERY_FRACTION_SHIFT || (since < SETTLE_EVERY_CHARS && !piece.includes('\n'))) return '';
-    this.settledAt = this.raw.length;
+    const since = this.tail.length - this.settledAt;
+    if (since < this.tail.length >> SETTLE_EVERY_FRACTION_SHIFT || (since < SETTLE_EVERY_CHARS && !piece.includes('\n'))) return '';
+    this.settledAt = this.tail.length;
     return this.settle();
   }
 
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
-    const cleaned = this.clean(this.raw);
+    const cleaned = this.clean(cleanModelOutput(this.raw));
     const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
-    const diverged = !result.text.startsWith(this.shown);
-    const rest = diverged ? '' : result.text.slice(this.shown.length);
+    if (!result.text.startsWith(this.shown)) return { rest: '', response: result.text, violations: result.remaining, replaced: true };
+    const rest = result.text.slice(this.shown.length);
     this.shown += rest;
-    return { rest, response: this.shown, violations: result.remaining, diverged };
+    return { rest, response: this.shown, violations: result.remaining, replaced: false };
   }
 
   private clean(text: string): string {
-    const cleaned = cleanModelOutput(text);
-    return this.scrubber === undefined ? cleaned : this.scrubber.scrub(cleaned);
+    return this.scrubber === undefined ? text : this.scrubber.scrub(text);
   }
 
-  private transform(text: string): string {
-    const cleaned = this.clean(text);
+  /** The refined form of the part after the anchor: the whole cleanup before the first anchor, only the end's after. */
+  private transform(part: string): string {
+    const cleaned = this.clean(this.anchored ? cleanAnswerEnd(part) : cleanModelOutput(part));
     return this.rules === undefined ? cleaned : applyWordFixes(this.rules, cleaned).text;
   }
 
   private settle(): string {
-    if (!cleanupSettled(this.raw)) return '';
-    const cut = cutBeforeLastWords(this.raw, this.heldWords);
-    if (cut <= 0) return '';
+    if (!this.startSettled) {
+      if (!cleanupSettled(this.tail)) return '';
+      this.startSettled = true;
+    }
+    const cut = cutBeforeLastWords(this.tail, this.heldWords);
+    if (cut <= (this.anchored ? 0 : answerStart(this.tail))) return '';
     if (cut !== this.headCut) {
       this.headCut = cut;
-      this.head = this.transform(this.raw.slice(0, cut));
+      this.head = this.transform(this.tail.slice(0, cut));
     }
-    const full = this.transform(this.raw);
+    const full = this.transform(this.tail);
     // Where the text up to the cut and the whole text agree, no later word can change it.
     let end = Math.min(commonPrefixLength(this.head, full), openConstructStart(full));
     while (end > 0 && WHITESPACE.test(full.charAt(end - 1))) end--;
     // Never end between the two halves of a surrogate pair.
     if (end > 0 && /[\uD800-\uDBFF]/.test(full.charAt(end - 1))) end--;
-    if (end <= this.shown.length || !full.startsWith(this.shown)) return '';
-    const delta = full.slice(this.shown.length, end);
+    if (end <= this.tailShown.length || !full.startsWith(this.tailShown)) return '';
+    const delta = full.slice(this.tailShown.length, end);
+    this.tailShown += delta;
     this.shown += delta;
+    this.moveAnchor(full, cut);
     return delta;
   }
+
+  /**
+   * Moves the anchor to the start of the last paragraph that begins inside what was shown
+   * and before the cut, outside any fenced block, when the part from there refines, on its
+   * own, to exactly the rest of `full`: then nothing before it can change any more.
+   */
+  private moveAnchor(full: string, cut: number): void {
+    const rawAt = lastParagraphStart(this.tail, cut);
+    const outAt = lastParagraphStart(full, this.tailShown.length);
+    // Each candidate is tried once: a failed one is retried only when a later paragraph starts.
+    if (rawAt <= this.triedAnchor || outAt <= 0 || endsInsideFence(this.tail.slice(0, rawAt))) return;
+    this.triedAnchor = rawAt;
+    const rest = this.tail.slice(rawAt);
+    const wasAnchored = this.anchored;
+    this.anchored = true;
+    if (this.transform(rest) !== full.slice(outAt)) {
+      this.anchored = wasAnchored;
+      return;
+    }
+    this.tail = rest;
+    this.triedAnchor = 0;
+    this.tailShown = this.tailShown.slice(outAt);
+    this.settledAt = Math.max(0, this.settledAt - rawAt);
+    this.headCut = -1;
+  }
+}
+
+/** Where the last paragraph starting at or before `limit` begins (its first character), or -1. */
+function lastParagraphStart(text: string, limit: number): number {
+  let at = -1;
+  PARAGRAPH_START.lastIndex = 0;
+  for (let match = PARAGRAPH_START.exec(text); match !== null; match = PARAGRAPH_START.exec(text)) {
+    const start = match.index + match[0].length;
+    if (start > limit) break;
+    at = start;
+  }
+  return at;
 }
 
 /** The position before the last `words` whitespace-separated words (the unfinished last one not counted). */

@@ -20,7 +20,7 @@ function doneEvent(end: StreamEnd): StreamDone {
     ...(end.usage.outputKnown ? { outputTokens: end.usage.outputTokens } : {}),
     providerCalls: end.usage.providerCalls,
   };
-  return { response: end.response, violations: countViolations(end.violations), usage };
+  return { response: end.response, violations: countViolations(end.violations), usage, ...(end.replaced ? { replaced: true } : {}) };
 }
 
 /** What a replay with the same Idempotency-Key gets: the whole text as one delta, then the same `done`. */
@@ -39,9 +39,11 @@ export interface StreamAnswer {
   settlement: IdempotencySettlement | undefined;
   /** Runs once the stream has ended, however it ended. */
   finished: () => void;
+  /** Counts a stream whose `done` replaced what it had shown. */
+  onReplaced: () => void;
 }
 
-export function sendRefineStream({ request, reply, refined, settlement, finished }: StreamAnswer): FastifyReply {
+export function sendRefineStream({ request, reply, refined, settlement, finished, onReplaced }: StreamAnswer): FastifyReply {
   const events = new EventStream();
   void (async () => {
     let stored = false;
@@ -51,7 +53,10 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
         events.send('delta', { text: next.value } satisfies StreamDelta);
         next = await refined.pieces.next();
       }
-      if (next.value.diverged) request.log.error('a streamed refine showed text its final result does not start with');
+      if (next.value.replaced) {
+        request.log.error('a streamed refine showed text its final result does not start with; done carries the result');
+        onReplaced();
+      }
       const done = doneEvent(next.value);
       // Stored before `done` leaves, so a client that saw it and retries finds it.
       if (settlement) {

@@ -86,7 +86,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
             reply.raw.off('close', onClose);
             release();
           };
-          return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished });
+          const onReplaced = () => metrics.streamsReplaced.inc();
+          return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished, onReplaced });
         }
         const result = await refine.refine(accountId, request.body, disconnected.signal, cachePolicy);
         const total = reply.elapsedTime;

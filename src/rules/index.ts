@@ -27,6 +27,7 @@ export type { PersonaRules, RuleId, RuleViolation, VocabularyEntry } from './typ
 export { RULE_IDS } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
 export { checkText, applyFixes, applyWordFixes, enforce } from './engine.js';
+export { endsInsideFence } from './protected-spans.js';
 export { countViolations, needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
 export { preservedOriginal, type PreservedOriginal } from './preserve.js';
 export { findPreservedItems, type PreservedItem, type PreservedKind } from './preserved-items.js';

@@ -142,7 +142,17 @@ export function codeBlockBody(block: string): string {
 }
 
 /** Fenced code blocks, from the opening fence line to the closing one (or the end of the text, as in CommonMark). */
+/** Whether `text` ends inside a fenced code block (one opened and not closed yet). */
+export function endsInsideFence(text: string): boolean {
+  return scanFences(text).unclosed;
+}
+
 function findFencedBlocks(text: string): ProtectedSpan[] {
+  return scanFences(text).blocks;
+}
+
+/** Fenced blocks, an unclosed one running to the end of the text. */
+function scanFences(text: string): { blocks: ProtectedSpan[]; unclosed: boolean } {
   const blocks: ProtectedSpan[] = [];
   let open: { start: number; fence: string } | null = null;
   let lineStart = 0;
@@ -161,7 +171,7 @@ function findFencedBlocks(text: string): ProtectedSpan[] {
     lineStart = newline + 1;
   }
   if (open !== null) blocks.push({ kind: 'code-block', start: open.start, end: text.length });
-  return blocks;
+  return { blocks, unclosed: open !== null };
 }
 
 function isClosingFence(line: string, fence: string, opening: string): boolean {

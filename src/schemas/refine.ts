@@ -113,9 +113,16 @@ export type StreamDelta = Static<typeof StreamDelta>;
 /** `event: done`, the last event of a streamed refine that succeeded. */
 export const StreamDone = Type.Object(
   {
-    response: Type.String({ description: "Exactly the concatenation of every delta's text" }),
+    response: Type.String({ description: "The whole result: exactly the concatenation of every delta's text, unless `replaced`" }),
     violations: ViolationCounts,
     usage: StreamUsage,
+    replaced: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'Present (true) only if the deltas shown are not a prefix of the result, which would be a bug of the service: ' +
+          '`response` is then the true result and replaces what was shown. Logged and counted.',
+      }),
+    ),
   },
   { $id: 'StreamDone', additionalProperties: false },
 );

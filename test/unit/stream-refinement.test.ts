@@ -44,7 +44,7 @@ describe('stream refinement', () => {
     for (let a = at; a <= at + phrase.length; a++) {
       for (let b = a; b <= at + phrase.length + 1; b++) {
         const { deltas, end } = stream(splitAt(answer, b === a ? [a] : [a, b]));
-        expect(end.diverged).toBe(false);
+        expect(end.replaced).toBe(false);
         expect(deltas.join('')).toBe(expected);
         expect(end.response).toBe(expected);
         for (const delta of deltas) expect(delta).not.toContain(phrase);
@@ -57,13 +57,13 @@ describe('stream refinement', () => {
     const answer = line.repeat(4_000); // 204 KB, a line break every 51 characters
     const pieces = answer.match(/.{1,6}/gs) ?? [];
     const { deltas, end } = stream(pieces);
-    expect(end.diverged).toBe(false);
+    expect(end.replaced).toBe(false);
     expect(deltas.join('')).toBe(nonStreamed(answer));
-    // Each delta is one settle, and each settle costs the text's length: a settle every
-    // line (4,000) would be quadratic; a step of a sixteenth of the text keeps it linear.
-    expect(deltas.length).toBeLessThan(200);
-    // What is held back stays a sixteenth of the text (plus the few words the rules need).
-    expect(end.rest.length).toBeLessThan(answer.length / 16 + 200);
+    // One paragraph: each delta is one settle, and each settle costs the paragraph's length so
+    // far; a settle every line (4,000) would be quadratic, a step of a quarter keeps it linear.
+    expect(deltas.length).toBeLessThan(80);
+    // What is held back stays a quarter of the paragraph (plus the few words the rules need).
+    expect(end.rest.length).toBeLessThan(answer.length / 4 + 200);
   });
 
   it('holds back only what the longest phrase and the sign-off need, not the whole answer', () => {
@@ -83,7 +83,7 @@ describe('stream refinement', () => {
         const answer = parts.join(' ');
         const cuts = cutSeeds.map((seed) => seed % (answer.length + 1));
         const { deltas, end } = stream(splitAt(answer, cuts));
-        expect(end.diverged).toBe(false);
+        expect(end.replaced).toBe(false);
         expect(deltas.join('')).toBe(nonStreamed(answer));
       }),
       { numRuns: 300 },

@@ -1,0 +1,78 @@
+/**
+ * Work linear in what a provider sends, however it splits it: a hostile or broken provider
+ * chooses the pieces. CPU is compared within one run (a ratio), never against a clock.
+ */
+import { describe, expect, it } from 'vitest';
+import { serverSentEventData } from '../../src/providers/wire/server-sent-events.js';
+import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
+import { StreamRefinement } from '../../src/refine/stream-refinement.js';
+import { enforce, preservedOriginal, rulesFromAttributes } from '../../src/rules/index.js';
+
+const MiB = 1024 * 1024;
+const rules = rulesFromAttributes({
+  vocabulary: { customers: 'members', utilize: 'use' }, casing: ['GitHub', 'Acme Cloud'], avoid: ['synergy'], signOff: 'Cheers, the Acme team',
+});
+const original = preservedOriginal('Order 42 ships today: https://acme.com/orders/42');
+
+const cpuMs = async (work: () => Promise<unknown> | unknown): Promise<number> => {
+  const started = process.cpuUsage();
+  await work();
+  const { user, system } = process.cpuUsage(started);
+  return (user + system) / 1000;
+};
+
+async function* inPieces(bytes: Buffer, size: number): AsyncGenerator<Uint8Array> {
+  for (let at = 0; at < bytes.length; at += size) yield bytes.subarray(at, at + size);
+}
+
+/** An answer of `bytes` characters in paragraphs, as a model writes a long text. */
+function answer(bytes: number): string {
+  const sentence = 'Our customers utilize github and acme cloud daily, see `code` and [the docs](https://acme.com/docs) 42 times. ';
+  const paragraph = sentence.repeat(8).trimEnd();
+  let text = '';
+  while (text.length < bytes) text += `${paragraph}\n\n`;
+  return text.slice(0, bytes);
+}
+
+/** The answer as Chat Completions stream events of 64 characters each, as one byte string. */
+const asEvents = (text: string) =>
+  Buffer.from((text.match(/[\s\S]{1,64}/g) ?? []).map((piece) => `data: ${JSON.stringify({ choices: [{ delta: { content: piece } }] })}\n\n`).join(''));
+
+async function streamed(events: Buffer): Promise<string> {
+  const refinement = new StreamRefinement(rules, original);
+  let shown = '';
+  for await (const data of serverSentEventData(inPieces(events, 64), 64 * MiB)) {
+    shown += refinement.push((JSON.parse(data) as { choices: [{ delta: { content: string } }] }).choices[0].delta.content);
+  }
+  const end = refinement.finish();
+  expect(end.replaced).toBe(false);
+  return shown + end.rest;
+}
+
+const whole = (text: string) => enforce(rules, cleanModelOutput(JSON.parse(JSON.stringify({ content: text })).content as string), original).text;
+
+describe('linear in the input', () => {
+  it('one data: line of 8 MiB without a line break, in 64-byte pieces, parses in time linear in its size', async () => {
+    const line = (size: number) => Buffer.from(`data: ${'x'.repeat(size)}`);
+    const drain = async (bytes: Buffer) => {
+      for await (const _ of serverSentEventData(inPieces(bytes, 64), 64 * MiB)) expect.fail('an unterminated event is never dispatched');
+    };
+    const small = await cpuMs(() => drain(line(MiB)));
+    const large = await cpuMs(() => drain(line(8 * MiB)));
+    // Linear is 8 times the work; the old parser, rescanning the unfinished line, was 64 times.
+    expect(large).toBeLessThan(Math.max(small, 5) * 16);
+  });
+
+  it('an 8 MiB streamed answer in 64-byte pieces costs CPU per MiB within a bound of the non-streamed path, and per MiB no more than a 1 MiB one', async () => {
+    const text = { small: answer(MiB), large: answer(8 * MiB) };
+    const events = { small: asEvents(text.small), large: asEvents(text.large) };
+    let result = '';
+    const streamedSmall = await cpuMs(async () => streamed(events.small));
+    const streamedLarge = await cpuMs(async () => (result = await streamed(events.large)));
+    const wholeLarge = await cpuMs(() => whole(text.large));
+    console.log(`CPU: streamed 1 MiB ${streamedSmall.toFixed(0)} ms, 8 MiB ${streamedLarge.toFixed(0)} ms; not streamed 8 MiB ${wholeLarge.toFixed(0)} ms`);
+    expect(result).toBe(whole(text.large));
+    expect(streamedLarge / 8).toBeLessThan((streamedSmall / 1) * 1.6);
+    expect(streamedLarge).toBeLessThan(wholeLarge * 10);
+  }, 120_000);
+});

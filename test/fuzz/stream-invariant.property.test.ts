@@ -1,0 +1,112 @@
+/**
+ * The streaming invariant, as a property: for any answer a model might give, wrapped the
+ * ways models wrap their text, under any persona rules, split into any pieces, the deltas
+ * concatenate to `done.response`, and `done.response` is the non-streamed refine's result
+ * (without its repair call). 2,000 cases in `npm test`; `npm run fuzz` runs ten times
+ * FUZZ_RUNS.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
+import { REWRITE_TAG } from '../../src/refine/prompt.js';
+import { StreamRefinement } from '../../src/refine/stream-refinement.js';
+import { enforce, rulesFromAttributes } from '../../src/rules/index.js';
+
+const RUNS = process.env.FUZZ_RUNS === undefined ? 2_000 : Number(process.env.FUZZ_RUNS) * 10;
+
+const word = fc.constantFrom(
+  'our', 'customers', 'Customers', 'help', 'desk', 'help desk', 'sign up', 'e-mail', 'github', 'GitHub', 'acme cloud', 'synergy',
+  'order', 'ships', 'today', 'Ahoy!', 'Yer', 'be', 'on', 'its', 'way.', 'café', 'naïve', '中文', 'Grüße', '👋', '🚀', '—', '42',
+  'https://acme.com/orders/7', 'ops@acme.com', '`code`', '`acme sync`', '{{name}}', '"quoted"', "don't", 'Best,', 'The', 'Acme', 'Team',
+);
+const sentence = fc.array(word, { minLength: 1, maxLength: 12 }).map((words) => words.join(' '));
+const paragraph = fc.array(sentence, { minLength: 1, maxLength: 3 }).map((lines) => lines.join(fc.sample(fc.constantFrom(' ', '\n'), 1)[0]));
+const body = fc.tuple(fc.array(paragraph, { minLength: 1, maxLength: 4 }), fc.constantFrom('\n\n', '\n\n\n', '\n \n')).map(([paragraphs, gap]) => paragraphs.join(gap));
+
+const PREAMBLES = [
+  'Here is the rewritten text:', "Sure! Here's a version in the persona's voice:", 'Rewritten:', 'Voici le texte réécrit :',
+  '**Here is the refined version:**', 'Certainly! Below is the rewritten message:',
+];
+type Wrap =
+  | { preamble: string }
+  | { fence: string }
+  | { quotes: [string, string] }
+  | { echoedTag: true }
+  | { blank: string };
+const wrappers: fc.Arbitrary<Wrap[]> = fc.array(
+  fc.oneof(
+    fc.constantFrom(...PREAMBLES).map((preamble): Wrap => ({ preamble })),
+    fc.constantFrom('', 'markdown', 'text').map((fence): Wrap => ({ fence })),
+    fc.constantFrom<[string, string]>(['"', '"'], ['“', '”'], ['«', '»'], ["'", "'"]).map((quotes): Wrap => ({ quotes })),
+    fc.constant<Wrap>({ echoedTag: true }),
+    fc.constantFrom('  ', '\n', '\n\n').map((blank): Wrap => ({ blank })),
+  ),
+  { maxLength: 3 },
+);
+function wrap(text: string, wrapper: Wrap): string {
+  if ('preamble' in wrapper) return `${wrapper.preamble}\n\n${text}`;
+  if ('fence' in wrapper) return `\`\`\`${wrapper.fence}\n${text}\n\`\`\``;
+  if ('quotes' in wrapper) return `${wrapper.quotes[0]}${text}${wrapper.quotes[1]}`;
+  if ('echoedTag' in wrapper) return `<${REWRITE_TAG}>\n${text}\n</${REWRITE_TAG}>`;
+  return `${wrapper.blank}${text}${wrapper.blank}`;
+}
+
+const attributes = fc.record(
+  {
+    vocabulary: fc.constantFrom({ customers: 'members' }, { 'help desk': 'support team', 'sign up': 'join' }, { 'e-mail': 'email', order: 'parcel' }),
+    casing: fc.constantFrom(['GitHub'], ['Acme Cloud', 'GitHub'], ['macOS']),
+    avoid: fc.constantFrom(['synergy'], ['today', 'naïve']),
+    signOff: fc.constantFrom('Best,\nThe Acme Team', 'Cheers!', '— Acme'),
+    maxWords: fc.integer({ min: 3, max: 60 }),
+    emoji: fc.constantFrom(false, 'none', true, 'sparingly'),
+  },
+  { requiredKeys: [] },
+);
+
+/** Cuts at code-point boundaries: a provider's pieces are decoded text, never half a character. */
+function splitAt(text: string, seeds: number[]): string[] {
+  const points = [...text].reduce<number[]>((ends, char) => [...ends, (ends.at(-1) ?? 0) + char.length], []);
+  const cuts = [...new Set(seeds.map((seed) => points[seed % Math.max(1, points.length)] ?? 0))].sort((a, b) => a - b);
+  const pieces: string[] = [];
+  let from = 0;
+  for (const cut of [...cuts, text.length]) {
+    if (cut > from) pieces.push(text.slice(from, cut));
+    from = Math.max(from, cut);
+  }
+  return pieces;
+}
+
+describe('the streaming invariant', () => {
+  it(`holds for ${RUNS} generated answers, wrappers, personas and splits`, () => {
+    fc.assert(
+      fc.property(body, wrappers, attributes, fc.array(fc.nat(), { maxLength: 40 }), (text, wraps, persona, seeds) => {
+        const answer = wraps.reduce(wrap, text);
+        const rules = rulesFromAttributes(persona);
+        const expected = enforce(rules, cleanModelOutput(answer)).text;
+        const refinement = new StreamRefinement(rules);
+        const deltas = splitAt(answer, seeds).map((piece) => refinement.push(piece));
+        const end = refinement.finish();
+        expect(end.replaced).toBe(false);
+        expect(deltas.join('') + end.rest).toBe(end.response);
+        expect(end.response).toBe(expected);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it("keeps the whole answer when the preamble arrives in pieces of 2, 9, 4, 13 and 6 characters (the reported loss)", () => {
+    const answer = 'Here is the rewritten text:\n\nAhoy! Yer order be on its way.';
+    const rules = rulesFromAttributes({ tone: 'pirate' });
+    const refinement = new StreamRefinement(rules);
+    const pieces: string[] = [];
+    for (let at = 0, i = 0; at < answer.length; i++) {
+      const size = [2, 9, 4, 13, 6][i % 5] as number;
+      pieces.push(answer.slice(at, at + size));
+      at += size;
+    }
+    const deltas = pieces.map((piece) => refinement.push(piece));
+    const end = refinement.finish();
+    expect(deltas.join('') + end.rest).toBe('Ahoy! Yer order be on its way.');
+    expect(end.response).toBe('Ahoy! Yer order be on its way.');
+  });
+});
