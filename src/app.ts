@@ -62,7 +62,7 @@ import { UsageRepository } from './storage/usage-repository.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageService } from './usage/usage-service.js';
 import { usageRoutes } from './routes/usage.js';
-import { noTracing, type Tracer } from './tracing/tracer.js';
+import { type HttpTracer, noHttpTracing } from './tracing/http-tracer.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
@@ -73,7 +73,7 @@ export interface AppDependencies {
   /** Where log lines go; defaults to stdout. Tests capture them to prove no secret leaks. */
   logStream?: DestinationStream;
   /** Spans for requests and the refine's steps; off (no-op) when absent. */
-  tracer?: Tracer;
+  tracer?: HttpTracer;
 }
 
 export interface App {
@@ -81,7 +81,7 @@ export interface App {
   accounts: AccountService;
 }
 
-export async function buildApp({ config, storage, redis, logStream, tracer = noTracing }: AppDependencies): Promise<App> {
+export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? (await logDestination(config.logFormat)) },
     genReqId: requestIdFor,

@@ -1,8 +1,21 @@
 /** Reading the audit trail: newest first, account-scoped, paged by the time-ordered event id. */
-import type { AuditEvent } from '../schemas/audit.js';
 import type { AuditEventRow, AuditRepository } from '../storage/audit-repository.js';
 
 export const AUDIT_PAGE_SIZE = 100;
+
+/** One change to a persona or its labels, as GET /v1/audit lists it. */
+export interface AuditEvent {
+  id: string;
+  at: string;
+  action: string;
+  personaId: string;
+  version: number | null;
+  fromVersion: number | null;
+  label: string | null;
+  /** Id of the API key that made the change (never the key). */
+  actor: string | null;
+  requestId: string | null;
+}
 
 export interface AuditPage {
   events: AuditEvent[];

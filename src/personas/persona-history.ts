@@ -3,7 +3,7 @@
  * newest, point labels at versions, and resolve what refine and check pin to.
  */
 import { invalidRequest, notFound } from '../errors.js';
-import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels } from '../schemas/persona-history.js';
+import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels } from './labels.js';
 import type { Actor } from '../storage/change-log.js';
 import type { HistoryMiss, PersonaHistoryRepository, PersonaVersionRow } from '../storage/persona-history-repository.js';
 import {

@@ -1,6 +1,9 @@
 /** Persona field rules beyond what the JSON schema can say. */
 import { invalidRequest } from '../errors.js';
-import { ATTRIBUTES_MAX_BYTES, ATTRIBUTES_MAX_DEPTH, NAME_MAX_LENGTH } from '../schemas/persona.js';
+
+export const NAME_MAX_LENGTH = 200;
+export const ATTRIBUTES_MAX_BYTES = 64 * 1024;
+export const ATTRIBUTES_MAX_DEPTH = 32;
 
 const NAME_MESSAGE = `name must be a non-empty string of at most ${NAME_MAX_LENGTH} characters`;
 

@@ -4,7 +4,6 @@
  */
 import { notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
-import type { CreatePersonaBody, UpdatePersonaBody } from '../schemas/persona.js';
 import type { Actor } from '../storage/change-log.js';
 import type { PersonaChanges, PersonaRepository, PersonaRow } from '../storage/persona-repository.js';
 import { etagFor, versionsFromIfMatch } from './etag.js';
@@ -19,6 +18,18 @@ export interface PersonaRecord {
   version: number;
   etag: string;
   updatedAt: Date;
+}
+
+/** What a new persona is made of (POST /v1/personas adapts its body to this). */
+export interface NewPersona {
+  name: string;
+  attributes?: Record<string, unknown>;
+}
+
+/** The fields a persona update changes; an absent one is kept. */
+export interface PersonaUpdate {
+  name?: string;
+  attributes?: Record<string, unknown>;
 }
 
 export interface PersonaPage {
@@ -68,7 +79,7 @@ export const mismatch = () =>
 export class PersonaService {
   constructor(private readonly personas: PersonaRepository) {}
 
-  async create(actor: Actor, body: CreatePersonaBody): Promise<PersonaRecord> {
+  async create(actor: Actor, body: NewPersona): Promise<PersonaRecord> {
     const now = new Date().toISOString();
     const row = await this.personas.insert({
       id: uuidv7(),
@@ -121,7 +132,7 @@ export class PersonaService {
     return { personas, nextCursor: hasMore ? personas[personas.length - 1]?.id : undefined, limit };
   }
 
-  async update(actor: Actor, id: string, body: UpdatePersonaBody, ifMatch: string | undefined): Promise<PersonaRecord> {
+  async update(actor: Actor, id: string, body: PersonaUpdate, ifMatch: string | undefined): Promise<PersonaRecord> {
     const changes: PersonaChanges = {};
     if (body.name !== undefined) changes.name = normalizeName(body.name);
     if (body.attributes !== undefined) changes.attributes = serializeAttributes(body.attributes);

@@ -16,8 +16,8 @@ import {
   enforce, hasRules, needsModelRepair, preservedOriginal, repairInstructions,
   type PreservedOriginal, type RuleViolation,
 } from '../rules/index.js';
-import type { ProviderInfo } from '../schemas/providers.js';
-import type { RefineBody } from '../schemas/refine.js';
+import type { ProviderInfo } from '../providers/provider-info.js';
+import type { RefineRequest } from './refine-request.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
@@ -91,7 +91,7 @@ export class RefineService {
     return [...this.providers.ids(), RULES_PROVIDER];
   }
 
-  async refine(accountId: string, body: RefineBody, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineResult> {
+  async refine(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineResult> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
@@ -107,7 +107,7 @@ export class RefineService {
    * The same refine, streamed (refine-stream.ts). Resolves once the first text is there;
    * everything that fails before that rejects exactly as `refine` does.
    */
-  async refineStream(accountId: string, body: RefineBody, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineStream> {
+  async refineStream(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineStream> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
@@ -134,13 +134,13 @@ export class RefineService {
   }
 
   /** Validation that needs no I/O first (the provider ids), then the persona lookup. */
-  private async persona(accountId: string, body: RefineBody): Promise<CompiledPersona> {
+  private async persona(accountId: string, body: RefineRequest): Promise<CompiledPersona> {
     this.checkProviders(body);
     const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
     return traced(loading, this.personas.get(accountId, body.personaId, body));
   }
 
-  private job(accountId: string, body: RefineBody, persona: CompiledPersona, signal: AbortSignal): ProviderJob {
+  private job(accountId: string, body: RefineRequest, persona: CompiledPersona, signal: AbortSignal): ProviderJob {
     const { providerApiKey } = this.withKey(body);
     const links: ProviderLink[] = [
       { provider: body.provider, apiKey: providerApiKey, model: body.model ?? this.providers.defaultModel(body.provider) },
@@ -154,14 +154,14 @@ export class RefineService {
     };
   }
 
-  private withKey(body: RefineBody): RefineBody & { providerApiKey: string } {
+  private withKey(body: RefineRequest): RefineRequest & { providerApiKey: string } {
     if (body.providerApiKey === undefined) {
       throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
     }
     return { ...body, providerApiKey: body.providerApiKey };
   }
 
-  private checkProviders(body: RefineBody): void {
+  private checkProviders(body: RefineRequest): void {
     const known = (id: string) => id === RULES_PROVIDER || this.providers.has(id);
     const unknown = (id: string) => invalidRequest(`unknown provider "${id.slice(0, 64)}"; supported: ${this.providerIds().join(', ')}`);
     if (!known(body.provider)) throw unknown(body.provider);

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { AuditEvent as DomainAuditEvent } from '../audit/audit-trail.js';
+import type { Assignable } from './common.js';
 
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(schema: T, description: string) =>
   Type.Union([schema, Type.Null()], { description });
@@ -21,6 +23,7 @@ export const AuditEvent = Type.Object(
   { $id: 'AuditEvent', additionalProperties: false },
 );
 export type AuditEvent = Static<typeof AuditEvent>;
+export type AuditEventIsTheDomains = Assignable<DomainAuditEvent, AuditEvent>;
 
 export const AuditEventList = Type.Array(Type.Ref('AuditEvent'));
 

@@ -49,3 +49,12 @@ export const providerErrors = {
   504: errorResponse('The provider did not answer in time'),
 };
 
+
+/**
+ * A compile-time check that an HTTP schema's type and the domain's agree:
+ * `Assignable<From, To>` fails to compile unless a `From` can be given where a
+ * `To` is expected — a request body where the domain takes its request, the
+ * domain's answer where the response schema serializes it
+ * (docs/architecture.md, "The domain owns its types").
+ */
+export type Assignable<From extends To, To> = From;

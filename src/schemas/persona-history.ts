@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_MAX } from '../personas/etag.js';
+import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels as DomainLabels } from '../personas/labels.js';
+import type { Assignable } from './common.js';
 import { attributesRef } from './persona.js';
 
-export const LABEL_MAX_LENGTH = 40;
-/** The label every persona has without setting it: its newest version. */
-export const LATEST_LABEL = 'latest';
+export { LABEL_MAX_LENGTH, LATEST_LABEL };
 const LABEL_RULE = `lowercase letters, digits and "-", 1-${LABEL_MAX_LENGTH} characters; "${LATEST_LABEL}" always means the newest version`;
 
 export const PersonaVersion = Type.Object(
@@ -46,6 +46,7 @@ export const PersonaLabels = Type.Record(Type.String(), Type.Integer(), {
   description: 'Each label and the version it points at, e.g. { "production": 3, "staging": 5 }; "latest" is implicit and not listed',
 });
 export type PersonaLabels = Static<typeof PersonaLabels>;
+export type PersonaLabelsAreDomainLabels = Assignable<PersonaLabels, DomainLabels>;
 
 export const ListVersionsQuery = Type.Object(
   {

@@ -1,9 +1,11 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS, type JsonSchema } from '../personas/catalogue/index.js';
+import { ATTRIBUTES_MAX_BYTES, ATTRIBUTES_MAX_DEPTH, NAME_MAX_LENGTH } from '../personas/persona-rules.js';
+import type { NewPersona, PersonaUpdate } from '../personas/persona-service.js';
+import type { Assignable } from './common.js';
 
-export const NAME_MAX_LENGTH = 200;
-export const ATTRIBUTES_MAX_BYTES = 64 * 1024;
-export const ATTRIBUTES_MAX_DEPTH = 32;
+// The limits are the domain's (docs/architecture.md, "The domain owns its types"); the schemas describe them.
+export { ATTRIBUTES_MAX_BYTES, ATTRIBUTES_MAX_DEPTH, NAME_MAX_LENGTH };
 
 /** Each well-known key as the catalogue defines it; null is accepted everywhere and sets nothing. */
 function wellKnownProperties(): Record<string, JsonSchema> {
@@ -52,12 +54,14 @@ export const CreatePersonaBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreatePersonaBody = Static<typeof CreatePersonaBody>;
+export type CreatePersonaBodyIsNewPersona = Assignable<CreatePersonaBody, NewPersona>;
 
 export const UpdatePersonaBody = Type.Object(
   { name: Type.Optional(PersonaName), attributes: Type.Optional(attributesRef) },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdatePersonaBody = Static<typeof UpdatePersonaBody>;
+export type UpdatePersonaBodyIsPersonaUpdate = Assignable<UpdatePersonaBody, PersonaUpdate>;
 
 export const PersonaParams = Type.Object({ id: Type.String({ description: 'Persona id' }) });
 export type PersonaParams = Static<typeof PersonaParams>;

@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { ProviderInfo as DomainProviderInfo } from '../providers/provider-info.js';
+import type { Assignable } from './common.js';
 
 export const ProviderInfo = Type.Object(
   {
@@ -13,5 +15,6 @@ export const ProviderInfo = Type.Object(
   { additionalProperties: false },
 );
 export type ProviderInfo = Static<typeof ProviderInfo>;
+export type ProviderInfoIsTheDomains = Assignable<DomainProviderInfo, ProviderInfo>;
 
 export const ProviderList = Type.Array(ProviderInfo);

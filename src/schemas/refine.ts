@@ -1,5 +1,8 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { CheckRequest, CheckVerdict } from '../refine/persona-check.js';
+import type { RefineRequest } from '../refine/refine-request.js';
 import { RULE_IDS } from '../rules/types.js';
+import type { Assignable } from './common.js';
 import { PersonaPinFields } from './persona-history.js';
 
 export const CONTENT_MAX_LENGTH = 100_000;
@@ -79,6 +82,7 @@ export const RefineBody = Type.Object(
   },
 );
 export type RefineBody = Static<typeof RefineBody>;
+export type RefineBodyIsRefineRequest = Assignable<RefineBody, RefineRequest>;
 
 export const RefineResponse = Type.Object(
   { response: Type.String({ description: 'The refined text' }) },
@@ -144,6 +148,7 @@ export const CheckBody = Type.Object(
   { additionalProperties: false },
 );
 export type CheckBody = Static<typeof CheckBody>;
+export type CheckBodyIsCheckRequest = Assignable<CheckBody, CheckRequest>;
 
 export const CheckResponse = Type.Object(
   {
@@ -179,3 +184,4 @@ export const CheckResponse = Type.Object(
   { additionalProperties: false },
 );
 export type CheckResponse = Static<typeof CheckResponse>;
+export type CheckVerdictIsCheckResponse = Assignable<CheckVerdict, CheckResponse>;

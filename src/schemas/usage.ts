@@ -1,4 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { UsageAnswerRow } from '../usage/usage-service.js';
+import type { Assignable } from './common.js';
 
 const Day = (description: string) => Type.String({ maxLength: 10, description, examples: ['2026-11-01'] });
 
@@ -33,5 +35,6 @@ export const UsageRow = Type.Object(
   { additionalProperties: false },
 );
 export type UsageRow = Static<typeof UsageRow>;
+export type UsageAnswerRowIsUsageRow = Assignable<UsageAnswerRow, UsageRow>;
 
 export const UsageList = Type.Array(UsageRow);

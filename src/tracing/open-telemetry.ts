@@ -11,7 +11,8 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from '../config.js';
 import { instrumentHttp } from './http-spans.js';
-import type { SpanValue, TraceSpan, Tracer } from './tracer.js';
+import type { HttpTracer } from './http-tracer.js';
+import type { SpanValue, TraceSpan } from './tracer.js';
 
 class OpenTelemetrySpan implements TraceSpan {
   constructor(readonly span: Span) {}
@@ -38,7 +39,7 @@ async function exporterFor(config: TracingConfig): Promise<SpanExporter> {
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter(options);
 }
 
-export async function openTelemetryTracer(config: TracingConfig, serviceVersion: string): Promise<Tracer> {
+export async function openTelemetryTracer(config: TracingConfig, serviceVersion: string): Promise<HttpTracer> {
   const provider = new TracerProvider({
     resource: defaultResource().merge(
       resourceFromAttributes({ ...config.resourceAttributes, 'service.name': config.serviceName, 'service.version': serviceVersion }),

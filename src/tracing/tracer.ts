@@ -4,8 +4,11 @@
  * pays a property read and an empty call, and no OpenTelemetry module is loaded.
  * Attribute values are ids, counts, model names and error classes — never a
  * key, content or a persona's attributes.
+ *
+ * No Fastify here: the domain (refine, providers) takes this interface, and the
+ * HTTP side's `HttpTracer` (http-tracer.ts) adds request spans to it
+ * (docs/architecture.md, "The domain owns its types").
  */
-import type { FastifyInstance } from 'fastify';
 
 export type SpanValue = string | number | boolean;
 
@@ -22,8 +25,6 @@ export interface Tracer {
   start(name: string, kind?: 'internal' | 'client'): TraceSpan;
   /** Runs `work` with `span` as the parent of the spans started inside it. */
   within<T>(span: TraceSpan, work: () => T): T;
-  /** Server spans for every request, continuing an incoming `traceparent`. */
-  instrument(app: FastifyInstance): void;
   /** Exports what is buffered; at shutdown. */
   shutdown(): Promise<void>;
 }
@@ -38,7 +39,6 @@ export const noTracing: Tracer = {
   enabled: false,
   start: () => NO_SPAN,
   within: (_span, work) => work(),
-  instrument: () => {},
   shutdown: async () => {},
 };
 

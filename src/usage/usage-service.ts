@@ -1,8 +1,23 @@
 /** Reading an account's usage: the day range rules, and fresh numbers from this instance. */
 import { invalidRequest } from '../errors.js';
-import type { UsageRow as UsageAnswerRow } from '../schemas/usage.js';
 import type { UsageRepository, UsageRow } from '../storage/usage-repository.js';
 import type { UsageRecorder } from './usage-recorder.js';
+
+/** One day's counts for one provider and model (and key, when grouped by key), as GET /v1/usage answers them. */
+export interface UsageAnswerRow {
+  day: string;
+  provider: string;
+  /** null for the `rules` provider, which has no model. */
+  model: string | null;
+  refines: number;
+  failures: number;
+  cacheHits: number;
+  providerCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Only when grouped by key; null for counts from before keys were tracked. */
+  keyId?: string | null;
+}
 
 /** A longer range is a report, not a dashboard query: ask for it in pieces. */
 const MAX_DAYS = 366;

@@ -1,0 +1,25 @@
+/**
+ * What a refine is asked to do, as the domain takes it: POST /v1/refine's
+ * body is adapted to this (src/schemas/refine.ts checks at compile time that
+ * it is assignable; docs/architecture.md, "The domain owns its types").
+ */
+import type { PersonaPin } from '../personas/persona-history.js';
+
+/** A provider to try when the one before it failed in a way that may pass. */
+export interface FallbackRequest {
+  provider: string;
+  providerApiKey: string;
+  model?: string;
+}
+
+export interface RefineRequest extends PersonaPin {
+  /** Provider id; `rules` applies only the persona's deterministic rules and needs no key. */
+  provider: string;
+  /** The caller's own key for that provider, for this call only. */
+  providerApiKey?: string;
+  personaId: string;
+  content: string;
+  model?: string;
+  stream?: boolean;
+  fallbacks?: FallbackRequest[];
+}
