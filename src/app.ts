@@ -21,6 +21,8 @@ import { installMetrics } from './http/metrics-plugin.js';
 import { methodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi, openApiRoute } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
+import { installBudgets } from './http/budgets.js';
+import { type BudgetStore, MemoryBudgetStore, RedisBudgetStore } from './limits/key-budget.js';
 import { memoizedSerializerFactory } from './http/serialization.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
 import { installSlowReaderTimeout } from './http/slow-readers.js';
@@ -37,6 +39,13 @@ import { createProviderRegistry } from './providers/index.js';
 import { CompiledPersonas } from './refine/compiled-personas.js';
 import { RefineService } from './refine/refine-service.js';
 import { auditRoutes } from './routes/audit.js';
+import { keyRoutes } from './routes/keys.js';
+import { labelPolicyRoutes } from './routes/label-policies.js';
+import { LabelPolicies } from './personas/label-policies.js';
+import { LabelPolicyRepository } from './storage/label-policy-repository.js';
+import { LabelPolicy } from './schemas/label-policies.js';
+import { KeyService } from './accounts/key-service.js';
+import { ApiKey, IssuedApiKey } from './schemas/keys.js';
 import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
 import { personaHistoryRoutes } from './routes/persona-history.js';
@@ -111,7 +120,12 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const metrics = createMetrics();
   const accountRepository = new AccountRepository(storage.db);
   const accounts = new AccountService(accountRepository);
-  const authenticator = new Authenticator(accountRepository);
+  const authenticator = new Authenticator(accountRepository, 2_000, ({ accountId, keyId }) => {
+    // key.expired is written once, by whichever instance refuses the key first.
+    void accountRepository
+      .recordExpiry({ accountId, keyId, requestId: 'expiry', at: new Date().toISOString() }, keyId)
+      .catch((error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'));
+  });
   const personas = new PersonaService(new PersonaRepository(storage.db));
   const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
   const compiledPersonas = new CompiledPersonas(personas, history);
@@ -119,6 +133,16 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
     : memoryLimiter;
+  // Per-key budgets (docs/security.md, "Budgets"): shared through Redis like the rate limit.
+  const refineLimiter: RateLimiter = redis
+    ? new RedisRateLimiter(redis, 0, new MemoryRateLimiter(0), (message) => app.log.warn(message))
+    : new MemoryRateLimiter(0);
+  // A reservation outlives any refine (every provider call timing out, fallbacks and repair included); it only matters when an instance dies.
+  const reservationMs = config.providerTimeoutMs * 8 + 60_000;
+  const memoryBudgets = new MemoryBudgetStore(reservationMs);
+  const budgets: BudgetStore = redis
+    ? new RedisBudgetStore(redis, reservationMs, memoryBudgets, (message) => app.log.warn(message))
+    : memoryBudgets;
   const idempotencyStore = new IdempotencyRepository(storage.db);
   const secrets = new SecretRepository(storage.db);
   const idempotencyOptions = {
@@ -128,7 +152,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const purge = setInterval(() => void idempotencyStore.purgeExpired(new Date()).catch(() => {}), 10 * 60_000);
   purge.unref();
   app.addHook('onClose', async () => clearInterval(purge));
-  const usageRepository = new UsageRepository(storage.db);
+  const usageRepository = new UsageRepository(storage.db, (error) =>
+    app.log.warn({ err: error }, 'usage counts by key could not be written; the account totals were'),
+  );
   const usageRecorder = new UsageRecorder(usageRepository, metrics, config.usageFlushMs, (error) =>
     app.log.warn({ err: error }, 'usage counts could not be written'),
     (increment, error) => {
@@ -168,6 +194,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(Persona);
   app.addSchema(PersonaVersion);
   app.addSchema(AuditEvent);
+  app.addSchema(ApiKey);
+  app.addSchema(IssuedApiKey);
+  app.addSchema(LabelPolicy);
   // Not a route's body: the events of a streamed refine, published so the SDK's types come from them.
   app.addSchema(StreamDelta);
   app.addSchema(StreamDone);
@@ -182,11 +211,19 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     async (v1) => {
       installAuth(v1, authenticator);
       installRateLimit(v1, rateLimiter, metrics);
+      installBudgets(v1, {
+        store: budgets,
+        refines: refineLimiter,
+        metrics,
+        record: (author, entry) => accountRepository.recordEvent(author, entry),
+      });
       openApiRoute(v1);
       // One key space for every persona write; a key is bound to its method and URL (src/http/idempotency.ts).
       const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
       await v1.register(personaRoutes, { personas, idempotency: personaWrites });
-      await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites });
+      const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas);
+      await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites, policies });
+      await v1.register(labelPolicyRoutes, { policies });
       await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });
       await v1.register(refineRoutes, {
         refine,
@@ -198,6 +235,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
+      await v1.register(keyRoutes, { keys: new KeyService(accountRepository) });
     },
     { prefix: '/v1' },
   );

@@ -12,6 +12,7 @@ export const errorStatus = {
   invalid_request: 400,
   provider_rejected_request: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   method_not_allowed: 405,
   not_acceptable: 406,
@@ -104,6 +105,9 @@ export const unauthorized = (message: string) =>
   new DomainError('unauthorized', message, {
     headers: { 'www-authenticate': 'Bearer realm="persona-refine"' },
   });
+
+/** The key is valid but lacks a scope (docs/security.md, "Scopes"). */
+export const lacksScope = (scope: string) => new DomainError('forbidden', `this key lacks the scope "${scope}"`);
 
 export const preconditionFailed = (message: string) => new DomainError('precondition_failed', message);
 

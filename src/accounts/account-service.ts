@@ -1,7 +1,8 @@
 /** Accounts and keys: used by the server's first start and by the admin CLI. */
 import { uuidv7 } from '../ids.js';
 import { DomainError, invalidRequest, notFound } from '../errors.js';
-import type { AccountRepository, ApiKeyListing, ApiKeyRow } from '../storage/account-repository.js';
+import type { AccountRepository, ApiKeyListing, NewApiKey } from '../storage/account-repository.js';
+import { ALL_SCOPES, SCOPE_GRANTS } from './scopes.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 
 export const DEFAULT_ACCOUNT = 'default';
@@ -17,7 +18,7 @@ export interface IssuedKey {
 export class AccountService {
   constructor(private readonly accounts: AccountRepository) {}
 
-  private keyRow(accountId: string, key: string): ApiKeyRow {
+  private keyRow(accountId: string, key: string, options: { name?: string; scopes?: string[] } = {}): NewApiKey & { id: string } {
     return {
       id: `key_${uuidv7()}`,
       account_id: accountId,
@@ -25,6 +26,9 @@ export class AccountService {
       prefix: displayPrefix(key),
       created_at: new Date().toISOString(),
       revoked_at: null,
+      name: options.name ?? '',
+      // Keys made by the operator (bootstrap, admin CLI) without scopes can do everything.
+      scopes: JSON.stringify(options.scopes?.length ? options.scopes : [ALL_SCOPES]),
     };
   }
 
@@ -41,11 +45,13 @@ export class AccountService {
     return { keyId: row.id, accountName: name, key };
   }
 
-  async createKey(accountName: string): Promise<IssuedKey> {
+  async createKey(accountName: string, options: { name?: string; scopes?: string[] } = {}): Promise<IssuedKey> {
     const account = await this.accounts.findAccountByName(accountName);
     if (!account) throw notFound(`account "${accountName}" does not exist`);
+    const unknown = options.scopes?.find((scope) => !(SCOPE_GRANTS as readonly string[]).includes(scope));
+    if (unknown !== undefined) throw invalidRequest(`unknown scope "${unknown}"; scopes are ${SCOPE_GRANTS.join(', ')}`);
     const key = generateApiKey();
-    const row = this.keyRow(account.id, key);
+    const row = this.keyRow(account.id, key, options);
     await this.accounts.insertKey(row);
     return { keyId: row.id, accountName, key };
   }

@@ -4,17 +4,43 @@
  * key keeps working (at most 5 s: docs/security.md, "Accounts and keys").
  */
 import { unauthorized } from '../errors.js';
-import type { AccountRepository } from '../storage/account-repository.js';
+import type { AccountRepository, ActiveKey } from '../storage/account-repository.js';
 import { hashApiKey } from './api-key.js';
+import { parseScopes, type ScopeGrant } from './scopes.js';
+
+/** Per-key budgets (docs/security.md, "Budgets"); null when the key has none. */
+export interface KeyLimits {
+  tokensPerDay: number | null;
+  refinesPerMinute: number | null;
+}
 
 export interface Principal {
   accountId: string;
   keyId: string;
+  scopes: readonly ScopeGrant[];
+  limits: KeyLimits;
+}
+
+/** Called the first time an expired key is refused, to write `key.expired` once. */
+export type ExpiredKeyListener = (key: { accountId: string; keyId: string }) => void;
+
+function principalOf(row: ActiveKey): Principal {
+  return {
+    accountId: row.account_id,
+    keyId: row.id,
+    scopes: parseScopes(row.scopes),
+    limits: {
+      tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
+      refinesPerMinute: row.refines_per_minute === null ? null : Number(row.refines_per_minute),
+    },
+  };
 }
 
 interface CacheEntry {
   principal: Principal;
   expiresAt: number;
+  /** When the key (or, after a rotation, this old secret) stops being accepted. */
+  validUntil: number;
 }
 
 const MAX_CACHED_KEYS = 10_000;
@@ -25,6 +51,7 @@ export class Authenticator {
   constructor(
     private readonly accounts: AccountRepository,
     private readonly cacheTtlMs = 2_000,
+    private readonly onExpired: ExpiredKeyListener = () => {},
   ) {}
 
   async authenticate(authorization: string | undefined): Promise<Principal> {
@@ -38,16 +65,25 @@ export class Authenticator {
     const hash = hashApiKey(match[1]);
     const now = Date.now();
     const cached = this.cache.get(hash);
-    if (cached && cached.expiresAt > now) return cached.principal;
+    if (cached && cached.expiresAt > now && cached.validUntil > now) return cached.principal;
 
-    const row = await this.accounts.findActiveKeyByHash(hash);
+    const row = await this.accounts.findActiveKeyByHash(hash, new Date(now).toISOString());
     if (!row) {
       this.cache.delete(hash);
       throw unauthorized('API key is not valid or has been revoked');
     }
-    const principal = { accountId: row.account_id, keyId: row.id };
+    const principal = principalOf(row);
+    if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
+      this.cache.delete(hash);
+      if (row.expiry_recorded_at === null) this.onExpired({ accountId: row.account_id, keyId: row.id });
+      throw unauthorized(`API key expired at ${row.expires_at}; ask for a new one`);
+    }
+    const validUntil = Math.min(
+      row.expires_at === null ? Infinity : Date.parse(row.expires_at),
+      row.matchedPrevious && row.previous_expires_at !== null ? Date.parse(row.previous_expires_at) : Infinity,
+    );
     if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
-    this.cache.set(hash, { principal, expiresAt: now + this.cacheTtlMs });
+    this.cache.set(hash, { principal, expiresAt: now + this.cacheTtlMs, validUntil });
     return principal;
   }
 }

@@ -8,13 +8,17 @@ export interface AuditEvent {
   id: string;
   at: string;
   action: string;
-  personaId: string;
+  /** Null for key and budget events. */
+  personaId: string | null;
   version: number | null;
   fromVersion: number | null;
   label: string | null;
   /** Id of the API key that made the change (never the key). */
   actor: string | null;
   requestId: string | null;
+  /** key.* and budget.exceeded: the key the event is about. */
+  keyId?: string | null;
+  detail?: string | null;
 }
 
 export interface AuditPage {
@@ -28,12 +32,14 @@ function toEvent(row: AuditEventRow): AuditEvent {
     id: row.id,
     at: row.created_at,
     action: row.action,
-    personaId: row.persona_id,
+    personaId: row.persona_id === '' ? null : row.persona_id,
     version: row.version,
     fromVersion: row.from_version,
     label: row.label,
     actor: row.actor,
     requestId: row.request_id,
+    ...(row.key_id === null ? {} : { keyId: row.key_id }),
+    ...(row.detail === null ? {} : { detail: row.detail }),
   };
 }
 

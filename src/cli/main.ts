@@ -4,6 +4,7 @@
  * so scripts can take it with `tail -n 1`.
  */
 import { AccountService } from '../accounts/account-service.js';
+import { parseScopes } from '../accounts/scopes.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { DomainError } from '../errors.js';
 import { AccountRepository } from '../storage/account-repository.js';
@@ -17,8 +18,10 @@ usage: npm run cli -- <command>
 
 commands:
   accounts create NAME          create an account and print its first API key (last line)
-  keys create --account NAME    create another API key for an account (last line)
-  keys list                     list keys (id, account, prefix, created, revoked); never full keys
+  keys create --account NAME [--scopes a,b] [--name NAME]
+                                create another API key for an account (last line);
+                                without --scopes it has every scope (*)
+  keys list                     list keys (id, account, name, scopes, prefix, created, revoked); never full keys
   keys revoke ID                revoke a key; it stops working within 5 seconds
 
   help, --help, -h               print this
@@ -47,14 +50,15 @@ const commands: Record<string, Command> = {
   'keys create': async (accounts, args) => {
     const name = option(args, '--account');
     if (!name) throw new UsageError('keys create needs --account NAME');
-    const issued = await accounts.createKey(name);
+    const scopes = option(args, '--scopes')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const issued = await accounts.createKey(name, { name: option(args, '--name'), scopes });
     print(`created key ${issued.keyId} for account "${issued.accountName}"; the key is shown only once:`);
     print(issued.key);
   },
   'keys list': async (accounts) => {
     const keys = await accounts.listKeys();
-    const rows = keys.map((k) => [k.id, k.account_name, `${k.prefix}…`, k.created_at, k.revoked_at ?? '-']);
-    const table = [['ID', 'ACCOUNT', 'PREFIX', 'CREATED', 'REVOKED'], ...rows];
+    const rows = keys.map((k) => [k.id, k.account_name, k.name || '-', parseScopes(k.scopes).join(','), `${k.prefix}…`, k.created_at, k.revoked_at ?? '-']);
+    const table = [['ID', 'ACCOUNT', 'NAME', 'SCOPES', 'PREFIX', 'CREATED', 'REVOKED'], ...rows];
     const widths = table[0]!.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
     for (const row of table) print(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  ').trimEnd());
   },

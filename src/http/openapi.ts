@@ -23,9 +23,19 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'refine', description: 'Rewrite text in a persona\'s voice' },
         { name: 'versions', description: 'Immutable persona versions and the labels that point at them' },
         { name: 'audit', description: 'Who changed what, when' },
+        { name: 'keys', description: 'API keys, their scopes and budgets' },
+        { name: 'usage', description: 'What the account spent' },
       ],
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Your persona-refine API key' } },
+        securitySchemes: {
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'Your persona-refine API key. Each operation lists the one scope its key needs (`security: [{bearerAuth: [scope]}]`); ' +
+              'a key with `*` has every scope. Without it: 403 `this key lacks the scope "<scope>"`.',
+          },
+        },
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },

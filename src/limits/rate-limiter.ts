@@ -15,7 +15,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  hit(key: string): Promise<RateDecision>;
+  /** `limit` overrides the limiter's own (a key's `refinesPerMinute`). */
+  hit(key: string, limit?: number): Promise<RateDecision>;
 }
 
 const WINDOW_MS = 60_000;
@@ -35,7 +36,7 @@ export class MemoryRateLimiter implements RateLimiter {
 
   constructor(private readonly limit: number) {}
 
-  async hit(key: string, now = Date.now()): Promise<RateDecision> {
+  async hit(key: string, limit = this.limit, now = Date.now()): Promise<RateDecision> {
     const windowStart = now - (now % WINDOW_MS);
     if (windowStart !== this.windowStart) {
       // A new window forgets every count at once: memory stays bounded by one minute of keys.
@@ -44,7 +45,7 @@ export class MemoryRateLimiter implements RateLimiter {
     }
     const count = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, count);
-    return decide(this.limit, count, windowStart + WINDOW_MS, now);
+    return decide(limit, count, windowStart + WINDOW_MS, now);
   }
 }
 
@@ -61,7 +62,7 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly warn: (message: string) => void,
   ) {}
 
-  async hit(key: string, now = Date.now()): Promise<RateDecision> {
+  async hit(key: string, limit = this.limit, now = Date.now()): Promise<RateDecision> {
     const windowStart = now - (now % WINDOW_MS);
     try {
       const count = Number(await this.redis.eval(INCREMENT, 1, `prk:rl:${key}:${windowStart}`, WINDOW_MS + 1000));
@@ -69,13 +70,13 @@ export class RedisRateLimiter implements RateLimiter {
         this.degraded = false;
         this.warn('Redis is answering again; rate limits are shared across instances again');
       }
-      return decide(this.limit, count, windowStart + WINDOW_MS, now);
+      return decide(limit, count, windowStart + WINDOW_MS, now);
     } catch {
       if (!this.degraded) {
         this.degraded = true;
         this.warn('Redis is unavailable; rate limits fall back to this instance until it returns');
       }
-      return this.fallback.hit(key);
+      return this.fallback.hit(key, limit);
     }
   }
 }

@@ -6,6 +6,7 @@ import { commonErrors, NextPageHeader } from '../schemas/common.js';
 
 export const auditRoutes: FastifyPluginAsyncTypebox<{ audit: AuditTrail }> = async (app, { audit }) => {
   app.get('/audit', {
+    config: { scope: 'audit:read' },
     schema: {
       tags: ['audit'],
       summary: 'The account\'s audit trail, newest first',

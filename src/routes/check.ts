@@ -7,6 +7,7 @@ import { CheckBody, CheckResponse } from '../schemas/refine.js';
 
 export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> = async (app, { checker }) => {
   app.post('/check', {
+    config: { scope: 'refine' },
     schema: {
       tags: ['refine'],
       summary: "Check text against a persona's rules without calling a provider",

@@ -1,7 +1,8 @@
 /** Persona versions and labels: HTTP only. Rules live in PersonaHistory. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf } from '../http/auth.js';
+import { actorOf, requestHas } from '../http/auth.js';
+import type { LabelPolicies } from '../personas/label-policies.js';
 import { type PersonaHistory, versionJson } from '../personas/persona-history.js';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
@@ -15,8 +16,12 @@ const tags = ['versions'];
 /** Restore and label removal are not idempotent by themselves (a second restore is a second version, a second removal a 404): a retry needs the key. */
 const IdempotentIfMatchHeaders = Type.Composite([IfMatchHeaders, IdempotencyHeaders]);
 
-export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaHistory; idempotency: IdempotencyHooks }> = async (app, { history, idempotency }) => {
+export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaHistory; idempotency: IdempotencyHooks; policies: LabelPolicies }> = async (
+  app,
+  { history, idempotency, policies },
+) => {
   app.get('/personas/:id/versions', {
+    config: { scope: 'personas:read' },
     schema: {
       tags,
       summary: 'List a persona\'s versions, oldest first',
@@ -39,6 +44,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.get('/personas/:id/versions/:version', {
+    config: { scope: 'personas:read' },
     schema: {
       tags,
       summary: 'Get one version of a persona',
@@ -53,6 +59,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.post('/personas/:id/versions/:version/restore', {
+    config: { scope: 'personas:write' },
     ...idempotency,
     schema: {
       tags,
@@ -72,6 +79,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.get('/personas/:id/labels', {
+    config: { scope: 'personas:read' },
     schema: {
       tags,
       summary: 'The persona\'s labels and the versions they point at',
@@ -83,11 +91,13 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
   });
 
   app.put('/personas/:id/labels/:label', {
+    config: { scope: 'labels:write' },
     schema: {
       tags,
       summary: 'Point a label at a version',
       description:
         'Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. ' +
+        'A protected label (its policy; `production` by default) needs the scope `labels:protected` as well. ' +
         '`If-Match` is compared with the persona\'s current ETag. Answers with all of the persona\'s labels.',
       security,
       params: LabelParams,
@@ -97,16 +107,18 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     },
     handler: async (request) => {
       const { id, label } = request.params;
+      await policies.requireMayMove(request.principal.accountId, id, label, requestHas(request, 'labels:protected'));
       return history.setLabel(actorOf(request), id, label, request.body.version, request.headers['if-match']);
     },
   });
 
   app.delete('/personas/:id/labels/:label', {
+    config: { scope: 'labels:write' },
     ...idempotency,
     schema: {
       tags,
       summary: 'Remove a label',
-      description: '`If-Match` is compared with the persona\'s current ETag.',
+      description: '`If-Match` is compared with the persona\'s current ETag. A protected label needs the scope `labels:protected` as well.',
       security,
       params: LabelParams,
       headers: IdempotentIfMatchHeaders,
@@ -114,6 +126,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     },
     handler: async (request, reply) => {
       const { id, label } = request.params;
+      await policies.requireMayMove(request.principal.accountId, id, label, requestHas(request, 'labels:protected'));
       await history.removeLabel(actorOf(request), id, label, request.headers['if-match']);
       return reply.code(204).send(null);
     },

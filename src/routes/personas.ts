@@ -40,6 +40,7 @@ export interface PersonaRouteOptions {
 
 export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = async (app, { personas, idempotency }) => {
   app.post('/personas', {
+    config: { scope: 'personas:write' },
     ...idempotency,
     schema: {
       tags: ['personas'],
@@ -56,6 +57,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
   });
 
   app.get('/personas', {
+    config: { scope: 'personas:read' },
     schema: {
       tags: ['personas'],
       summary: 'List the account\'s personas, oldest first',
@@ -81,6 +83,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
   });
 
   app.get('/personas/:id', {
+    config: { scope: 'personas:read' },
     schema: {
       tags: ['personas'],
       summary: 'Get a persona',
@@ -94,6 +97,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
 
   // A retry after a lost answer (the SDK's) gets the first answer back instead of a second version or a 412.
   app.patch('/personas/:id', {
+    config: { scope: 'personas:write' },
     ...idempotency,
     schema: {
       tags: ['personas'],
@@ -114,6 +118,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
   });
 
   app.delete('/personas/:id', {
+    config: { scope: 'personas:write' },
     ...idempotency,
     schema: {
       tags: ['personas'],

@@ -8,6 +8,7 @@ export const providerRoutes: FastifyPluginAsyncTypebox<{ refine: RefineService }
   // Providers come from the operator's configuration, fixed for the life of the process.
   const providers = refine.listProviders();
   app.get('/providers', {
+    config: { scope: 'refine' },
     schema: {
       tags: ['refine'],
       summary: 'The providers this instance can call',

@@ -35,6 +35,7 @@ export interface RefineRouteOptions {
 
 export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async (app, { refine, concurrency, metrics, idempotency, deferIdempotency }) => {
   app.post('/refine', {
+    config: { scope: 'refine', budgeted: true },
     ...idempotency,
     schema: {
       tags: ['refine'],

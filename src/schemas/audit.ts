@@ -10,15 +10,22 @@ export const AuditEvent = Type.Object(
     id: Type.String({ description: 'Time-ordered event id; also the paging cursor' }),
     at: Type.String({ format: 'date-time', description: 'When the change was committed' }),
     action: Type.Union(
-      ['persona.created', 'persona.updated', 'persona.restored', 'persona.deleted', 'label.set', 'label.removed'].map((a) => Type.Literal(a)),
+      [
+        'persona.created', 'persona.updated', 'persona.restored', 'persona.deleted', 'label.set', 'label.removed',
+        'label.policy.set', 'label.policy.removed', 'key.created', 'key.revoked', 'key.rotated', 'key.expired', 'budget.exceeded',
+      ].map((a) => Type.Literal(a)),
       { description: 'What changed' },
     ),
-    personaId: Type.String(),
+    personaId: Type.Union([Type.String(), Type.Null()], { description: 'The persona; null for key and budget events' }),
     version: nullable(Type.Integer(), 'The version made (created, updated, restored), the last one (deleted), or the one the label points (pointed) at'),
     fromVersion: nullable(Type.Integer(), 'restored: the version copied; label.set: where the label pointed before (null if new)'),
     label: nullable(Type.String(), 'The label, for label events'),
     actor: nullable(Type.String(), 'Id of the API key that made the change (never the key)'),
     requestId: nullable(Type.String(), 'X-Request-Id of the request that made the change'),
+    keyId: Type.Optional(nullable(Type.String(), 'key.* and budget.exceeded: the key the event is about (its id, never its secret)')),
+    detail: Type.Optional(
+      nullable(Type.String(), 'budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N`'),
+    ),
   },
   { $id: 'AuditEvent', additionalProperties: false },
 );

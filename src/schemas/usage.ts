@@ -8,6 +8,9 @@ export const UsageQuery = Type.Object(
   {
     from: Type.Optional(Day('First UTC day, YYYY-MM-DD, inclusive. Default: the first day of the current month')),
     to: Type.Optional(Day('Last UTC day, YYYY-MM-DD, inclusive. Default: today')),
+    groupBy: Type.Optional(
+      Type.Literal('key', { description: '`key`: one row per API key too, each with its `keyId` (null for counts from before keys were tracked)' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -31,6 +34,11 @@ export const UsageRow = Type.Object(
     ),
     inputTokens: count('Input tokens the provider reported'),
     outputTokens: count('Output tokens the provider reported'),
+    keyId: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: 'With `groupBy=key` only: the API key that refined; null for counts from before keys were tracked',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -24,10 +24,14 @@ type PersonaRow = Selectable<PersonasTable>;
 
 export interface AuditEntry {
   action: AuditAction;
-  personaId: string;
+  /** Absent for key and budget events. */
+  personaId?: string;
   version?: number | null;
   fromVersion?: number | null;
   label?: string | null;
+  /** The key a key or budget event is about. */
+  keyId?: string | null;
+  detail?: string | null;
 }
 
 /** Ends a transaction early (rolled back) with a result the caller turns into an outcome. */
@@ -59,18 +63,20 @@ export async function recordVersion(trx: Transaction<Database>, row: PersonaRow,
     .execute();
 }
 
-export async function recordEvent(trx: Transaction<Database>, author: ChangeAuthor, entry: AuditEntry): Promise<void> {
+export async function recordEvent(trx: Transaction<Database> | Kysely<Database>, author: ChangeAuthor, entry: AuditEntry): Promise<void> {
   const event: AuditEventsTable = {
     id: uuidv7(),
     account_id: author.accountId,
     action: entry.action,
-    persona_id: entry.personaId,
+    persona_id: entry.personaId ?? '',
     version: entry.version ?? null,
     from_version: entry.fromVersion ?? null,
     label: entry.label ?? null,
     actor: author.keyId,
     request_id: author.requestId,
     created_at: author.at,
+    key_id: entry.keyId ?? null,
+    detail: entry.detail ?? null,
   };
   await trx.insertInto('audit_events').values(event).execute();
 }

@@ -78,7 +78,7 @@ export class PersonaRepository {
     return this.missOutcome(author.accountId, id);
   }
 
-  /** Versions and labels go with the persona; its audit events stay. */
+  /** Versions, labels and label policies go with the persona; its audit events stay. */
   async delete(author: ChangeAuthor, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
     const deleted = await this.db.transaction().execute(async (trx) => {
       let query = trx.deleteFrom('personas').where('account_id', '=', author.accountId).where('id', '=', id);
@@ -86,6 +86,7 @@ export class PersonaRepository {
       const row = await query.returning('version').executeTakeFirst();
       if (!row) return false;
       await trx.deleteFrom('persona_labels').where('persona_id', '=', id).execute();
+      await trx.deleteFrom('label_policies').where('persona_id', '=', id).execute();
       await trx.deleteFrom('persona_versions').where('persona_id', '=', id).execute();
       await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: row.version });
       return true;

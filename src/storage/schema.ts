@@ -19,6 +19,18 @@ export interface ApiKeysTable {
   prefix: string;
   created_at: string;
   revoked_at: string | null;
+  /** Given at creation; '' for keys made before keys had names. */
+  name: ColumnType<string, string | undefined, string>;
+  /** JSON array of scope names (`["*"]` for every scope). */
+  scopes: ColumnType<string, string | undefined, string>;
+  expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  tokens_per_day: ColumnType<number | string | null, number | null | undefined, number | null>;
+  refines_per_minute: ColumnType<number | null, number | null | undefined, number | null>;
+  /** After a rotation: the old secret's hash, accepted until `previous_expires_at`. */
+  previous_key_hash: ColumnType<string | null, string | null | undefined, string | null>;
+  previous_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /** When the key's expiry was written to the audit trail (once). */
+  expiry_recorded_at: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PersonasTable {
@@ -52,7 +64,20 @@ export interface PersonaLabelsTable {
   updated_at: string;
 }
 
-export type AuditAction = 'persona.created' | 'persona.updated' | 'persona.restored' | 'persona.deleted' | 'label.set' | 'label.removed';
+export type AuditAction =
+  | 'persona.created'
+  | 'persona.updated'
+  | 'persona.restored'
+  | 'persona.deleted'
+  | 'label.set'
+  | 'label.removed'
+  | 'label.policy.set'
+  | 'label.policy.removed'
+  | 'key.created'
+  | 'key.revoked'
+  | 'key.rotated'
+  | 'key.expired'
+  | 'budget.exceeded';
 
 /** One row per change, written in the change's own transaction; kept when the persona goes. */
 export interface AuditEventsTable {
@@ -60,6 +85,7 @@ export interface AuditEventsTable {
   id: string;
   account_id: string;
   action: AuditAction;
+  /** '' for events that are not about a persona (key and budget events). */
   persona_id: string;
   version: number | null;
   /** The version a restore copied, or the version a label pointed at before it moved. */
@@ -68,6 +94,10 @@ export interface AuditEventsTable {
   actor: string | null;
   request_id: string | null;
   created_at: string;
+  /** The key a key or budget event is about. */
+  key_id: string | null;
+  /** budget.exceeded: the limit (`tokensPerDay`, `refinesPerMinute`); key.rotated: the grace in seconds. */
+  detail: string | null;
 }
 
 export interface IdempotencyKeysTable {
@@ -99,6 +129,23 @@ export interface UsageDailyTable {
   output_tokens: Counter;
 }
 
+/** usage_daily split by the API key that refined ('' for counts from before keys were tracked). */
+export interface UsageDailyKeysTable extends UsageDailyTable {
+  key_id: string;
+}
+
+/** Per persona × label: whether moving it needs `labels:protected`, and evaluation thresholds (stored, not yet enforced). */
+export interface LabelPoliciesTable {
+  persona_id: string;
+  label: string;
+  /** 1 or 0 (SQLite has no boolean). */
+  protected: number;
+  min_score: number | null;
+  min_pass_rate: number | null;
+  max_age_days: number | null;
+  updated_at: string;
+}
+
 export interface ServiceSecretsTable {
   name: string;
   value: string;
@@ -115,4 +162,6 @@ export interface Database {
   persona_versions: PersonaVersionsTable;
   persona_labels: PersonaLabelsTable;
   audit_events: AuditEventsTable;
+  usage_daily_keys: UsageDailyKeysTable;
+  label_policies: LabelPoliciesTable;
 }

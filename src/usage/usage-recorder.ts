@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { isRefusedValue } from '../storage/storage-errors.js';
 import type { UsageCounts, UsageIncrement, UsageRepository } from '../storage/usage-repository.js';
 import type { UsageTally } from './usage-tally.js';
+import { requestUsage } from './request-usage.js';
 
 /** What one provider (or the cache) contributed to a refine. */
 export interface ProviderUsage {
@@ -25,6 +26,9 @@ export interface ProviderUsage {
   /** The error class it failed with, for the provider metrics. */
   failure?: string;
   tally: UsageTally;
+  /** When its call began (performance.now()), and how long this provider's own calls took: its duration metric. */
+  startedAt?: number;
+  durationMs?: number;
 }
 
 /** Beyond this many provider/model pairs, Prometheus sees model="other": callers choose model names. */
@@ -52,8 +56,12 @@ export class UsageRecorder {
 
   record(accountId: string, contributions: ProviderUsage[], now = new Date()): void {
     const day = utcDay(now);
+    // The key is the request's (src/usage/request-usage.ts); '' outside a request.
+    const context = requestUsage.getStore();
+    const keyId = context?.keyId ?? '';
     for (const { provider, model, outcome, tally } of contributions) {
-      this.add({ accountId, day, provider, model }, {
+      context?.onTokens?.(tally.inputTokens + tally.outputTokens);
+      this.add({ accountId, keyId, day, provider, model }, {
         refines: outcome === 'answered' || outcome === 'cache_hit' ? 1 : 0,
         failures: outcome === 'failed' ? 1 : 0,
         cacheHits: outcome === 'cache_hit' ? 1 : 0,
@@ -84,7 +92,7 @@ export class UsageRecorder {
   }
 
   private add(key: Omit<UsageIncrement, keyof UsageCounts>, counts: UsageCounts): void {
-    const id = `${key.accountId}\u0000${key.day}\u0000${key.provider}\u0000${key.model}`;
+    const id = `${key.accountId}\u0000${key.keyId}\u0000${key.day}\u0000${key.provider}\u0000${key.model}`;
     const entry = this.pending.get(id);
     if (!entry) {
       this.pending.set(id, { ...key, ...counts });
@@ -127,7 +135,7 @@ export class UsageRecorder {
   }
 
   private keep(increments: UsageIncrement[]): void {
-    for (const { accountId, day, provider, model, ...counts } of increments) this.add({ accountId, day, provider, model }, counts);
+    for (const { accountId, keyId, day, provider, model, ...counts } of increments) this.add({ accountId, keyId, day, provider, model }, counts);
   }
 
   private modelLabel(provider: string, model: string): string {

@@ -27,7 +27,12 @@ const DAY_MS = 86_400_000;
  * The `rules` provider has no model: stored as '' (the model is part of a row's key), answered
  * as null, as GET /v1/providers gives its defaultModel.
  */
-const answerRow = (row: UsageRow): UsageAnswerRow => ({ ...row, model: row.model === '' ? null : row.model });
+const answerRow = (row: UsageRow): UsageAnswerRow => {
+  const { keyId, ...rest } = row;
+  const answer: UsageAnswerRow = { ...rest, model: row.model === '' ? null : row.model };
+  if (keyId !== undefined) answer.keyId = keyId === '' ? null : keyId;
+  return answer;
+};
 
 function parseDay(name: string, value: string): number {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
@@ -44,7 +49,7 @@ export class UsageService {
     private readonly recorder: UsageRecorder,
   ) {}
 
-  async list(accountId: string, range: { from?: string; to?: string }, now = new Date()): Promise<UsageAnswerRow[]> {
+  async list(accountId: string, range: { from?: string; to?: string; groupBy?: 'key' }, now = new Date()): Promise<UsageAnswerRow[]> {
     const today = now.toISOString().slice(0, 10);
     const to = range.to ?? today;
     const from = range.from ?? `${today.slice(0, 8)}01`;
@@ -53,6 +58,7 @@ export class UsageService {
     if (days > MAX_DAYS) throw invalidRequest(`the range from..to must span at most ${MAX_DAYS} days`);
     // This instance's counts not yet written are written first, so a caller reads its own refines.
     await this.recorder.flush();
-    return (await this.repository.list(accountId, from, to)).map(answerRow);
+    const rows = range.groupBy === 'key' ? await this.repository.listByKey(accountId, from, to) : await this.repository.list(accountId, from, to);
+    return rows.map(answerRow);
   }
 }

@@ -17,7 +17,34 @@ describe('the OpenAPI document', () => {
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
-  it('describes every public /v1 operation with bearer security and the error schema', () => {
+  it('describes every public /v1 operation with bearer security naming its scope, and the error schema', () => {
+    const scopes: Record<string, string[]> = {
+      'post /v1/personas': ['personas:write'],
+      'get /v1/personas': ['personas:read'],
+      'get /v1/personas/{id}': ['personas:read'],
+      'patch /v1/personas/{id}': ['personas:write'],
+      'delete /v1/personas/{id}': ['personas:write'],
+      'post /v1/refine': ['refine'],
+      'post /v1/check': ['refine'],
+      'get /v1/personas/{id}/versions': ['personas:read'],
+      'get /v1/personas/{id}/versions/{version}': ['personas:read'],
+      'post /v1/personas/{id}/versions/{version}/restore': ['personas:write'],
+      'get /v1/personas/{id}/labels': ['personas:read'],
+      'put /v1/personas/{id}/labels/{label}': ['labels:write'],
+      'delete /v1/personas/{id}/labels/{label}': ['labels:write'],
+      'get /v1/personas/{id}/labels/{label}/policy': ['personas:read'],
+      'put /v1/personas/{id}/labels/{label}/policy': ['labels:protected'],
+      'delete /v1/personas/{id}/labels/{label}/policy': ['labels:protected'],
+      'get /v1/audit': ['audit:read'],
+      'get /v1/usage': ['usage:read'],
+      'get /v1/providers': ['refine'],
+      'post /v1/keys': ['keys:admin'],
+      'get /v1/keys': ['keys:admin'],
+      'get /v1/keys/current': [],
+      'get /v1/keys/{id}': ['keys:admin'],
+      'delete /v1/keys/{id}': ['keys:admin'],
+      'post /v1/keys/{id}/rotate': ['keys:admin'],
+    };
     const expected = [
       'post /v1/personas',
       'get /v1/personas',
@@ -35,6 +62,15 @@ describe('the OpenAPI document', () => {
       'get /v1/audit',
       'get /v1/usage',
       'get /v1/providers',
+      'get /v1/personas/{id}/labels/{label}/policy',
+      'put /v1/personas/{id}/labels/{label}/policy',
+      'delete /v1/personas/{id}/labels/{label}/policy',
+      'post /v1/keys',
+      'get /v1/keys',
+      'get /v1/keys/current',
+      'get /v1/keys/{id}',
+      'delete /v1/keys/{id}',
+      'post /v1/keys/{id}/rotate',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),
@@ -42,18 +78,19 @@ describe('the OpenAPI document', () => {
     expect(operations.sort()).toEqual(expected.sort());
     for (const [path, ops] of Object.entries(document.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
-        expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: [] }]);
+        expect(op.security, `${method} ${path}`).toEqual([{ bearerAuth: scopes[`${method} ${path}`] }]);
+        if (scopes[`${method} ${path}`]!.length > 0) expect(op.responses['403'], `${method} ${path}`).toBeDefined();
         expect(op.responses['401'], `${method} ${path}`).toBeDefined();
         expect(op.summary, `${method} ${path}`).toBeTruthy();
         if (/versions|labels/.test(path)) expect(op.responses['404'], `${method} ${path}`).toBeDefined();
-        if (method !== 'get' && /versions|labels/.test(path)) expect(op.responses['412'], `${method} ${path}`).toBeDefined();
+        if (method !== 'get' && /versions|labels/.test(path) && !path.endsWith('/policy')) expect(op.responses['412'], `${method} ${path}`).toBeDefined();
       }
     }
     expect(document.components.schemas.Error.required).toEqual(['error', 'message']);
     expect(document.components.schemas.Persona.required).toEqual(['id', 'name', 'attributes']);
     expect(document.components.schemas.PersonaVersion.required).toEqual(['version', 'name', 'attributes', 'createdAt', 'createdBy']);
     expect(Object.keys(document.components.schemas.AuditEvent.properties)).toEqual([
-      'id', 'at', 'action', 'personaId', 'version', 'fromVersion', 'label', 'actor', 'requestId',
+      'id', 'at', 'action', 'personaId', 'version', 'fromVersion', 'label', 'actor', 'requestId', 'keyId', 'detail',
     ]);
     for (const operation of ['/v1/refine', '/v1/check']) {
       const body = document.paths[operation].post.requestBody.content['application/json'].schema;

@@ -34,7 +34,7 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
   });
 
   it('two instances upserting the same rows concurrently lose no increment', async () => {
-    const rows = ['gpt-a', 'gpt-b', 'gpt-c'].map((model) => ({ accountId: account, day: '2026-11-01', provider: 'openai', model }));
+    const rows = ['gpt-a', 'gpt-b', 'gpt-c'].map((model) => ({ accountId: account, keyId: 'key_a', day: '2026-11-01', provider: 'openai', model }));
     const one = { refines: 1, failures: 0, cacheHits: 0, providerCalls: 2, inputTokens: 10, outputTokens: 7 };
     const writers = [new UsageRepository(first.db), new UsageRepository(second.db)];
     await Promise.all(
@@ -44,6 +44,12 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
     expect(listed).toEqual(
       rows.map(({ day, provider, model }) => ({
         day, provider, model, refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
+      })),
+    );
+    // The same counts, split by key (one key here).
+    expect(await new UsageRepository(first.db).listByKey(account, '2026-11-01', '2026-11-01')).toEqual(
+      rows.map(({ day, provider, model }) => ({
+        day, provider, model, keyId: 'key_a', refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
       })),
     );
   });

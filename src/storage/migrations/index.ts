@@ -3,6 +3,7 @@ import { initial } from './2026-11-22-001-initial.js';
 import { idempotency } from './2026-11-22-002-idempotency.js';
 import { usageAndCache } from './2026-11-23-015-usage-and-cache.js';
 import { personaHistory } from './2026-11-23-016-persona-history.js';
+import { keysAndScopes } from './2026-11-25-027-keys-and-scopes.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -10,4 +11,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-22-002-idempotency': idempotency,
   '2026-11-23-015-usage-and-cache': usageAndCache,
   '2026-11-23-016-persona-history': personaHistory,
+  '2026-11-25-027-keys-and-scopes': keysAndScopes,
 };

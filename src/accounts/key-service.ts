@@ -1,0 +1,121 @@
+/**
+ * Keys managed over HTTP by a key with `keys:admin` (docs/security.md, "Keys over HTTP").
+ * A secret exists outside the caller's hands only in the creation and rotation answers.
+ */
+import { DomainError, invalidRequest, lacksScope, notFound } from '../errors.js';
+import { uuidv7 } from '../ids.js';
+import type { ApiKey, CreateKeyBody, IssuedApiKey } from '../schemas/keys.js';
+import type { AccountRepository, ApiKeyRow } from '../storage/account-repository.js';
+import type { Actor } from '../storage/change-log.js';
+import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
+import type { Principal } from './authenticator.js';
+import { firstMissing, hasScope, parseScopes } from './scopes.js';
+
+const keyNotFound = (id: string) => notFound(`key "${id}" not found`);
+
+export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
+  const graceEnds = row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now.getTime() ? row.previous_expires_at : null;
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: parseScopes(row.scopes),
+    prefix: row.prefix,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    limits: {
+      tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
+      refinesPerMinute: row.refines_per_minute,
+    },
+    previousSecretExpiresAt: graceEnds,
+  };
+}
+
+/** Printable, without control characters: a name shows up in the studio and the CLI. */
+const NAME_SHAPE = /^[^\p{Cc}\p{Cf}]+$/u;
+
+export class KeyService {
+  constructor(private readonly accounts: AccountRepository) {}
+
+  async create(principal: Principal, actor: Actor, body: CreateKeyBody): Promise<IssuedApiKey> {
+    if (!NAME_SHAPE.test(body.name) || body.name.trim() === '') throw invalidRequest('name must be printable text (no control characters), not only spaces');
+    const missing = firstMissing(principal.scopes, body.scopes);
+    if (missing !== undefined) throw lacksScope(missing);
+    const now = new Date();
+    let expiresAt: string | null = null;
+    if (body.expiresAt !== undefined) {
+      const time = Date.parse(body.expiresAt);
+      if (Number.isNaN(time)) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
+      if (time <= now.getTime()) throw invalidRequest('expiresAt must be in the future');
+      expiresAt = new Date(time).toISOString();
+    }
+    const secret = generateApiKey();
+    const row: ApiKeyRow = {
+      id: `key_${uuidv7()}`,
+      account_id: principal.accountId,
+      key_hash: hashApiKey(secret),
+      prefix: displayPrefix(secret),
+      created_at: now.toISOString(),
+      revoked_at: null,
+      name: body.name,
+      scopes: JSON.stringify(body.scopes),
+      expires_at: expiresAt,
+      tokens_per_day: body.limits?.tokensPerDay ?? null,
+      refines_per_minute: body.limits?.refinesPerMinute ?? null,
+      previous_key_hash: null,
+      previous_expires_at: null,
+      expiry_recorded_at: null,
+    };
+    await this.accounts.insertKey(row as never, {
+      author: { ...actor, at: row.created_at },
+      entry: { action: 'key.created', keyId: row.id },
+    });
+    return { ...toApiKey(row, now), secret };
+  }
+
+  async list(accountId: string): Promise<ApiKey[]> {
+    const now = new Date();
+    return (await this.accounts.listAccountKeys(accountId)).map((row) => toApiKey(row, now));
+  }
+
+  async get(accountId: string, id: string): Promise<ApiKey> {
+    const row = await this.accounts.findAccountKey(accountId, id);
+    if (!row) throw keyNotFound(id);
+    return toApiKey(row);
+  }
+
+  /** Refused (409) for the account's last unexpired key with `keys:admin` (or `*`). */
+  async revoke(actor: Actor, id: string): Promise<void> {
+    const outcome = await this.accounts.revokeAccountKey({ ...actor, at: new Date().toISOString() }, id, (row) =>
+      hasScope(parseScopes(row.scopes), 'keys:admin'),
+    );
+    if (outcome === 'not_found') throw keyNotFound(id);
+    if (outcome === 'last_admin') {
+      throw new DomainError('conflict', `key "${id}" is the account's last key with the scope "keys:admin"; create another one before deleting it`);
+    }
+  }
+
+  /**
+   * A new secret for the same key (same id, scopes, limits and budget). A key
+   * cannot hand out a secret for more than it may do itself: rotating a key
+   * with a scope the caller lacks is a 403 naming that scope.
+   */
+  async rotate(principal: Principal, actor: Actor, id: string, graceSeconds = 0): Promise<IssuedApiKey> {
+    const existing = await this.accounts.findAccountKey(principal.accountId, id);
+    if (!existing) throw keyNotFound(id);
+    const missing = firstMissing(principal.scopes, parseScopes(existing.scopes));
+    if (missing !== undefined) throw lacksScope(missing);
+    const now = new Date();
+    const secret = generateApiKey();
+    const graceEnds = new Date(now.getTime() + graceSeconds * 1000).toISOString();
+    const row = await this.accounts.rotateKey(
+      { ...actor, at: now.toISOString() },
+      id,
+      hashApiKey(secret),
+      displayPrefix(secret),
+      graceEnds,
+      graceSeconds,
+    );
+    if (!row) throw keyNotFound(id);
+    return { ...toApiKey(row, now), secret };
+  }
+}

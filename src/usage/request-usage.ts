@@ -1,0 +1,15 @@
+/**
+ * Which API key a refine's usage belongs to, and who wants to hear about its
+ * tokens (the key's token budget), without the refine pipeline knowing keys:
+ * the HTTP layer runs the handler inside this context and the usage recorder
+ * reads it when it counts (docs/security.md, "Budgets").
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+export interface RequestUsage {
+  keyId: string;
+  /** Tokens (input + output) as each provider contribution is counted. */
+  onTokens?: (tokens: number) => void;
+}
+
+export const requestUsage = new AsyncLocalStorage<RequestUsage>();

@@ -1,0 +1,148 @@
+/**
+ * Every authenticated route, walked twice: with a key that has every scope but
+ * the route's (403 naming the scope) and with a key that has only the route's
+ * scope (2xx). Keys are created over HTTP by the bootstrap key (`*`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPES, type Scope } from '../../src/accounts/scopes.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+interface RouteCall {
+  method: string;
+  /** Built fresh for each call: some calls consume what they act on. */
+  path: () => Promise<string> | string;
+  scope: Scope | 'any';
+  json?: () => unknown;
+  headers?: Record<string, string>;
+}
+
+describe('scopes: every route refuses a key without its scope and serves one with it', () => {
+  let server: TestServer;
+  const keys = new Map<string, string>();
+
+  const makeKey = async (name: string, scopes: string[]): Promise<string> => {
+    const response = await server.request('/v1/keys', { method: 'POST', json: { name, scopes } });
+    expect(response.status).toBe(201);
+    return (await response.json()).secret as string;
+  };
+  const persona = async (): Promise<string> => {
+    const response = await server.request('/v1/personas', { method: 'POST', json: { name: 'Walked', attributes: { tone: 'plain' } } });
+    return (await response.json()).id as string;
+  };
+  /** A persona with a second version and a `staging` label (unprotected) and a `canary` policy. */
+  const prepared = async (): Promise<string> => {
+    const id = await persona();
+    await server.request(`/v1/personas/${id}`, { method: 'PATCH', json: { name: 'Walked v2' } });
+    await server.request(`/v1/personas/${id}/labels/staging`, { method: 'PUT', json: { version: 1 } });
+    await server.request(`/v1/personas/${id}/labels/canary/policy`, { method: 'PUT', json: { protected: false } });
+    return id;
+  };
+  const disposableKey = async () => {
+    // Within what a keys:admin-only key may manage (a key cannot hand out more than it has).
+    const response = await server.request('/v1/keys', { method: 'POST', json: { name: 'target', scopes: ['keys:admin'] } });
+    return (await response.json()).id as string;
+  };
+
+  const routes: RouteCall[] = [
+    { method: 'POST', path: () => '/v1/personas', scope: 'personas:write', json: () => ({ name: 'New' }) },
+    { method: 'GET', path: () => '/v1/personas', scope: 'personas:read' },
+    { method: 'GET', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:read' },
+    { method: 'PATCH', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:write', json: () => ({ name: 'Renamed' }) },
+    { method: 'DELETE', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:write' },
+    { method: 'GET', path: async () => `/v1/personas/${await persona()}/versions`, scope: 'personas:read' },
+    { method: 'GET', path: async () => `/v1/personas/${await persona()}/versions/1`, scope: 'personas:read' },
+    { method: 'POST', path: async () => `/v1/personas/${await prepared()}/versions/1/restore`, scope: 'personas:write' },
+    { method: 'GET', path: async () => `/v1/personas/${await prepared()}/labels`, scope: 'personas:read' },
+    { method: 'PUT', path: async () => `/v1/personas/${await prepared()}/labels/staging`, scope: 'labels:write', json: () => ({ version: 2 }) },
+    { method: 'DELETE', path: async () => `/v1/personas/${await prepared()}/labels/staging`, scope: 'labels:write' },
+    { method: 'GET', path: async () => `/v1/personas/${await prepared()}/labels/production/policy`, scope: 'personas:read' },
+    { method: 'PUT', path: async () => `/v1/personas/${await prepared()}/labels/production/policy`, scope: 'labels:protected', json: () => ({ protected: true }) },
+    { method: 'DELETE', path: async () => `/v1/personas/${await prepared()}/labels/canary/policy`, scope: 'labels:protected' },
+    {
+      method: 'POST', path: () => '/v1/refine', scope: 'refine',
+      json: () => ({ provider: 'rules', personaId: walkedPersona, content: 'Hello there, this is fine.' }),
+    },
+    { method: 'POST', path: () => '/v1/check', scope: 'refine', json: () => ({ personaId: walkedPersona, content: 'Hello there.' }) },
+    { method: 'GET', path: () => '/v1/providers', scope: 'refine' },
+    { method: 'GET', path: () => '/v1/usage', scope: 'usage:read' },
+    { method: 'GET', path: () => '/v1/usage?groupBy=key', scope: 'usage:read' },
+    { method: 'GET', path: () => '/v1/audit', scope: 'audit:read' },
+    { method: 'GET', path: () => '/v1/keys', scope: 'keys:admin' },
+    { method: 'GET', path: async () => `/v1/keys/${await disposableKey()}`, scope: 'keys:admin' },
+    { method: 'DELETE', path: async () => `/v1/keys/${await disposableKey()}`, scope: 'keys:admin' },
+    { method: 'POST', path: async () => `/v1/keys/${await disposableKey()}/rotate`, scope: 'keys:admin', json: () => ({ graceSeconds: 0 }) },
+    { method: 'POST', path: () => '/v1/keys', scope: 'keys:admin', json: () => ({ name: 'made', scopes: ['keys:admin'] }) },
+    { method: 'GET', path: () => '/v1/keys/current', scope: 'any' },
+  ];
+  let walkedPersona = '';
+
+  beforeAll(async () => {
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    walkedPersona = await persona();
+    for (const scope of SCOPES) {
+      keys.set(`only ${scope}`, await makeKey(`only ${scope}`, [scope]));
+      keys.set(`all but ${scope}`, await makeKey(`all but ${scope}`, SCOPES.filter((s) => s !== scope)));
+    }
+  });
+  afterAll(() => server?.close());
+
+  it('covers every route the OpenAPI document lists', async () => {
+    const document = await (await server.request('/v1/openapi.json')).json();
+    const documented = Object.entries(document.paths as Record<string, Record<string, unknown>>)
+      .flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+    const templates = [
+      'POST /v1/personas', 'GET /v1/personas', 'GET /v1/personas/{id}', 'PATCH /v1/personas/{id}', 'DELETE /v1/personas/{id}',
+      'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
+      'GET /v1/personas/{id}/labels', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
+      'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
+      'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'GET /v1/usage', 'GET /v1/audit',
+      'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',
+    ].sort();
+    expect(documented).toEqual(templates);
+    // Each template is walked once, in the order of `routes` (usage is walked twice: with and without groupBy).
+    expect(routes.length).toBe(templates.length + 1);
+  });
+
+  for (const route of routes) {
+    it(`${route.method} ${route.scope === 'any' ? 'keys/current' : route.scope}: 403 without the scope, 2xx with it`, async () => {
+      const call = async (key: string) =>
+        server.request(await route.path(), { method: route.method, key, json: route.json?.(), headers: route.headers });
+      if (route.scope === 'any') {
+        for (const scope of SCOPES) expect((await call(keys.get(`only ${scope}`)!)).status).toBe(200);
+        return;
+      }
+      const refused = await call(keys.get(`all but ${route.scope}`)!);
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: 403, message: `this key lacks the scope "${route.scope}"` });
+      const served = await call(keys.get(`only ${route.scope}`)!);
+      expect(served.status, await served.clone().text()).toBeGreaterThanOrEqual(200);
+      expect(served.status).toBeLessThan(300);
+    });
+  }
+
+  it('a key cannot grant, or rotate a key with, a scope it lacks', async () => {
+    const admin = keys.get('only keys:admin')!;
+    const granting = await server.request('/v1/keys', { method: 'POST', key: admin, json: { name: 'more', scopes: ['keys:admin', 'refine'] } });
+    expect(granting.status).toBe(403);
+    expect(await granting.json()).toEqual({ error: 403, message: 'this key lacks the scope "refine"' });
+    const star = await server.request('/v1/keys', { method: 'POST', key: admin, json: { name: 'star', scopes: ['*'] } });
+    expect(await star.json()).toEqual({ error: 403, message: 'this key lacks the scope "*"' });
+    const wider = await (await server.request('/v1/keys', { method: 'POST', json: { name: 'wider', scopes: ['refine'] } })).json();
+    const rotating = await server.request(`/v1/keys/${wider.id}/rotate`, { method: 'POST', key: admin, json: {} });
+    expect(await rotating.json()).toEqual({ error: 403, message: 'this key lacks the scope "refine"' });
+  });
+
+  it('another account\'s persona stays a 404 whatever the scopes', async () => {
+    const otherKey = await server.createAccount('other-team');
+    const id = await persona();
+    for (const [method, path, json] of [
+      ['GET', `/v1/personas/${id}`, undefined],
+      ['PUT', `/v1/personas/${id}/labels/production`, { version: 1 }],
+      ['PUT', `/v1/personas/${id}/labels/production/policy`, { protected: false }],
+      ['GET', `/v1/personas/${id}/labels/production/policy`, undefined],
+    ] as const) {
+      expect((await server.request(path, { method, key: otherKey, json })).status, `${method} ${path}`).toBe(404);
+    }
+  });
+});
