@@ -67,5 +67,12 @@ export const keysAndScopes: Migration = {
   async down(db: Kysely<unknown>) {
     await db.schema.dropTable('label_policies').execute();
     await db.schema.dropTable('usage_daily_keys').execute();
+    await db.schema.alterTable('audit_events').dropColumn('detail').execute();
+    await db.schema.alterTable('audit_events').dropColumn('key_id').execute();
+    await db.schema.dropIndex('api_keys_account_id').execute();
+    await db.schema.dropIndex('api_keys_previous_key_hash').execute();
+    for (const column of ['expiry_recorded_at', 'previous_expires_at', 'previous_key_hash', 'refines_per_minute', 'tokens_per_day', 'expires_at', 'scopes', 'name']) {
+      await db.schema.alterTable('api_keys').dropColumn(column).execute();
+    }
   },
 };

@@ -1,0 +1,115 @@
+/**
+ * Protected labels on both engines: `production` protected for new personas,
+ * a policy turning protection on and off, the scope each move needs, the
+ * evaluation fields stored but not enforced, and personas from before label
+ * policies keeping an unprotected `production`.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Migrator, sql } from 'kysely';
+import { migrateToLatest, openStorage } from '../../src/storage/database.js';
+import { migrations } from '../../src/storage/migrations/index.js';
+import { storageTargets } from '../helpers/storage-targets.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe.each(storageTargets)('protected labels on $engine', (target) => {
+  let server: TestServer;
+  let writer: string;
+  let releaser: string;
+
+  const newPersona = async () => {
+    const id = (await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Labelled' } })).json()).id as string;
+    await server.request(`/v1/personas/${id}`, { method: 'PATCH', json: { name: 'Labelled v2' } });
+    return id;
+  };
+  const key = async (scopes: string[]) => (await (await server.request('/v1/keys', { method: 'POST', json: { name: scopes.join(' '), scopes } })).json()).secret as string;
+
+  beforeAll(async () => {
+    server = await startTestServer({ target });
+    writer = await key(['labels:write', 'personas:read']);
+    releaser = await key(['labels:write', 'labels:protected', 'personas:read']);
+  });
+  afterAll(() => server?.close());
+
+  it('production is protected for a new persona: labels:write alone is refused, labels:protected moves it', async () => {
+    const id = await newPersona();
+    expect(await (await server.request(`/v1/personas/${id}/labels/production/policy`, { key: writer })).json()).toEqual({
+      label: 'production', protected: true, minScore: null, minPassRate: null, maxAgeDays: null, isDefault: true,
+    });
+    const refused = await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: writer, json: { version: 1 } });
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 403, message: 'this key lacks the scope "labels:protected"' });
+    const moved = await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } });
+    expect(moved.status).toBe(200);
+    expect(await moved.json()).toEqual({ production: 1 });
+    // Removing is a move too.
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'DELETE', key: writer })).status).toBe(403);
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'DELETE', key: releaser })).status).toBe(204);
+    // Other labels are not protected by default.
+    expect((await server.request(`/v1/personas/${id}/labels/staging`, { method: 'PUT', key: writer, json: { version: 2 } })).status).toBe(200);
+  });
+
+  it('a policy protects any label, and can unprotect production; DELETE goes back to the default', async () => {
+    const id = await newPersona();
+    const put = await server.request(`/v1/personas/${id}/labels/stable/policy`, { method: 'PUT', key: releaser, json: { protected: true } });
+    expect(put.status).toBe(200);
+    expect((await put.json()).protected).toBe(true);
+    expect((await server.request(`/v1/personas/${id}/labels/stable`, { method: 'PUT', key: writer, json: { version: 1 } })).status).toBe(403);
+    // Setting a policy needs labels:protected.
+    const denied = await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'PUT', key: writer, json: { protected: false } });
+    expect(await denied.json()).toEqual({ error: 403, message: 'this key lacks the scope "labels:protected"' });
+    await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'PUT', key: releaser, json: { protected: false } });
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: writer, json: { version: 2 } })).status).toBe(200);
+    expect((await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'DELETE', key: releaser })).status).toBe(204);
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: writer, json: { version: 1 } })).status).toBe(403);
+    expect((await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'DELETE', key: releaser })).status).toBe(404);
+    const events = (await (await server.request(`/v1/audit?personaId=${id}`)).json()).map((e: { action: string; label: string }) => `${e.action} ${e.label}`);
+    expect(events).toEqual(expect.arrayContaining(['label.policy.set stable', 'label.policy.set production', 'label.policy.removed production']));
+  });
+
+  it('evaluation fields are stored and answered, not enforced; leaving protected out keeps the protection; unknown fields are a 400', async () => {
+    const id = await newPersona();
+    const put = await server.request(`/v1/personas/${id}/labels/production/policy`, {
+      method: 'PUT', key: releaser, json: { minScore: 80, minPassRate: 0.9, maxAgeDays: 7 },
+    });
+    expect(await put.json()).toEqual({ label: 'production', protected: true, minScore: 80, minPassRate: 0.9, maxAgeDays: 7, isDefault: false });
+    // Not enforced: a version without any evaluation can still be labelled by a key allowed to.
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    const unknown = await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'PUT', key: releaser, json: { protect: true } });
+    expect(unknown.status).toBe(400);
+    expect((await server.request(`/v1/personas/${id}/labels/latest/policy`, { method: 'PUT', key: releaser, json: { protected: true } })).status).toBe(400);
+  });
+
+  it('a persona deleted takes its policies with it', async () => {
+    const id = await newPersona();
+    await server.request(`/v1/personas/${id}/labels/stable/policy`, { method: 'PUT', json: { protected: true } });
+    await server.request(`/v1/personas/${id}`, { method: 'DELETE' });
+    const left = await server.storage.db.selectFrom('label_policies').selectAll().where('persona_id', '=', id).execute();
+    expect(left).toEqual([]);
+  });
+});
+
+describe.each(storageTargets)('migration 027 on $engine', (target) => {
+  it('personas from before keep an unprotected production; keys from before get every scope; down and up again', async () => {
+    const database = await target.create();
+    const storage = await openStorage(database.config);
+    try {
+      const migrator = new Migrator({ db: storage.db, provider: { getMigrations: async () => migrations } });
+      expect((await migrator.migrateTo('2026-11-23-016-persona-history')).error).toBeUndefined();
+      const at = new Date().toISOString();
+      // As the previous release wrote them.
+      await sql`insert into accounts (id, name, created_at) values ('acc-old', 'old', ${at})`.execute(storage.db);
+      await sql`insert into api_keys (id, account_id, key_hash, prefix, created_at, revoked_at) values ('key_old', 'acc-old', ${'a'.repeat(64)}, 'prk_old', ${at}, null)`.execute(storage.db);
+      await sql`insert into personas (id, account_id, name, attributes, version, created_at, updated_at) values ('p-old', 'acc-old', 'Old', '{}', 1, ${at}, ${at})`.execute(storage.db);
+      await migrateToLatest(storage.db);
+      expect(await storage.db.selectFrom('label_policies').select(['persona_id', 'label', 'protected']).execute()).toEqual([
+        { persona_id: 'p-old', label: 'production', protected: 0 },
+      ]);
+      expect(await storage.db.selectFrom('api_keys').select(['scopes', 'name', 'tokens_per_day']).execute()).toEqual([
+        { scopes: '["*"]', name: '', tokens_per_day: null },
+      ]);
+    } finally {
+      await storage.close();
+      await database.remove();
+    }
+  });
+});
