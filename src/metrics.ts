@@ -11,6 +11,7 @@ export interface Metrics {
   httpDuration: Histogram<'method' | 'route' | 'status'>;
   providerCalls: Counter<'provider' | 'outcome'>;
   providerDuration: Histogram<'provider' | 'outcome'>;
+  providerDurationLegacy: Histogram<'provider' | 'outcome'>;
   rateLimitRejections: Counter<'limit'>;
   refinesInFlight: Gauge;
   tokens: Counter<'provider' | 'model' | 'direction'>;
@@ -45,8 +46,15 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     providerDuration: new Histogram({
+      name: 'persona_refine_provider_call_duration_seconds',
+      help: "Each provider's own time in a refine (its retries, and the repair call for the one that answered), by provider and outcome",
+      labelNames: ['provider', 'outcome'],
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    providerDurationLegacy: new Histogram({
       name: 'provider_call_duration_seconds',
-      help: 'Provider call latency including retries, by provider and outcome',
+      help: 'Deprecated: the same observations as persona_refine_provider_call_duration_seconds, under the name dashboards used first',
       labelNames: ['provider', 'outcome'],
       buckets: latencyBuckets,
       registers: [registry],

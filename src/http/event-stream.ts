@@ -27,8 +27,22 @@ export class EventStream {
     this.keepAlive = setInterval(() => this.write(': keep-alive\n\n'), keepAliveMs);
   }
 
-  send(name: string, data: unknown): void {
-    this.write(formatEvent(name, data));
+  /**
+   * Resolves once the event is written and the body's buffer is below its mark again (or the
+   * client is gone): a reader that waits for it never makes the service hold more than one
+   * event beyond what the client has read, and a client that reads slowly slows the provider.
+   */
+  async send(name: string, data: unknown): Promise<void> {
+    if (this.write(formatEvent(name, data))) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.body.off('drain', done);
+        this.body.off('close', done);
+        resolve();
+      };
+      this.body.on('drain', done);
+      this.body.on('close', done);
+    });
   }
 
   end(): void {
@@ -36,8 +50,10 @@ export class EventStream {
     if (!this.body.destroyed) this.body.end();
   }
 
-  private write(text: string): void {
+  /** False when the body's buffer is over its mark: wait for 'drain' before writing more. */
+  private write(text: string): boolean {
     // Gone with the client: what is left to say has nobody to hear it.
-    if (!this.body.destroyed && !this.body.writableEnded) this.body.write(text);
+    if (this.body.destroyed || this.body.writableEnded) return true;
+    return this.body.write(text);
   }
 }

@@ -72,7 +72,7 @@ export async function firstAnswer<T>(
   for (let index = 0; index < links.length; index++) {
     const link = links[index] as ProviderLink;
     const last = index === links.length - 1;
-    const usage: ProviderUsage = { provider: link.provider, model: link.model, outcome: 'failed', tally: new UsageTally() };
+    const usage: ProviderUsage = { provider: link.provider, model: link.model, outcome: 'failed', tally: new UsageTally(), startedAt: performance.now() };
     contributions.push(usage);
     const now = Date.now();
     const budget = last
@@ -88,6 +88,7 @@ export async function firstAnswer<T>(
       usage.outcome = 'answered';
       return { value, link, usage };
     } catch (error) {
+      usage.durationMs = performance.now() - (usage.startedAt ?? 0);
       if (error instanceof ClientAbortedError) usage.outcome = 'aborted';
       if (!(error instanceof DomainError) || error.source !== 'provider') throw error;
       usage.failure = error.code;

@@ -5,26 +5,25 @@
  * nothing reaches a provider unless both pass. With a cache policy, an answer
  * stored for the same request may stand in for the provider call. Every
  * refine is counted into the account's usage, whatever its outcome.
+ *
+ * Streamed or not, a refine is one run (refine-run.ts): `refine` collects it,
+ * `refineStream` hands it over to be observed piece by piece.
  */
 import type { AnswerCache, CacheHit } from '../cache/answer-cache.js';
 import type { CachePolicy } from '../cache/cache-control.js';
-import { ClientAbortedError, invalidRequest } from '../errors.js';
+import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
-import {
-  enforce, hasRules, needsModelRepair, preservedOriginal, repairInstructions,
-  type PreservedOriginal, type RuleViolation,
-} from '../rules/index.js';
+import { enforce, preservedOriginal, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
 import type { RefineRequest } from './refine-request.js';
-import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
+import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
-import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from './fallback-chain.js';
-import { cleanModelOutput } from './output-cleanup.js';
+import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineStream, type StreamEnd, streamThroughProvider, wholeText } from './refine-stream.js';
+import { type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
 import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -54,18 +53,8 @@ export interface RefineResult {
 }
 
 /** A refine that goes to the providers (or the cache), everything resolved. */
-interface ProviderJob {
-  accountId: string;
+interface ProviderJob extends RunJob {
   personaId: string;
-  persona: CompiledPersona;
-  /** The caller's provider first, then the fallbacks. */
-  links: ProviderLink[];
-  user: string;
-  /** What the `preserve` rule checks against, when the persona has it. */
-  original: PreservedOriginal | undefined;
-  signal: AbortSignal;
-  /** Removes every link's key from an answer before anything shows or stores it. */
-  scrubber: SecretScrubber;
 }
 
 export class RefineService {
@@ -92,22 +81,22 @@ export class RefineService {
   }
 
   async refine(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineResult> {
-    const persona = await this.persona(accountId, body);
-    if (body.provider === RULES_PROVIDER) {
-      const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
-      const usage = new UsageTally();
-      this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      return { response: text, providerMs: 0, violations: remaining, provider: RULES_PROVIDER, model: undefined, usage, personaVersion: persona.version, ...rulesCache(cachePolicy) };
-    }
-    const job = this.job(accountId, body, persona, signal);
-    return cachePolicy ? this.throughCache(job, cachePolicy) : (await this.throughProviders(job)).result;
+    const run = await this.start(accountId, body, signal, cachePolicy, 'collect');
+    let next = await run.pieces.next();
+    while (!next.done) next = await run.pieces.next();
+    const { response, providerMs, violations, usage } = next.value;
+    return { response, providerMs, violations, usage, provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}) };
   }
 
   /**
-   * The same refine, streamed (refine-stream.ts). Resolves once the first text is there;
-   * everything that fails before that rejects exactly as `refine` does.
+   * The same refine, streamed. Resolves once the first text is there; everything that
+   * fails before that rejects exactly as `refine` does.
    */
-  async refineStream(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineStream> {
+  refineStream(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy?: CachePolicy): Promise<RefineRun> {
+    return this.start(accountId, body, signal, cachePolicy, 'stream');
+  }
+
+  private async start(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy: CachePolicy | undefined, mode: RunMode): Promise<RefineRun> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
@@ -116,21 +105,15 @@ export class RefineService {
       return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
-    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage };
-    if (!cachePolicy) return streamThroughProvider(dependencies, job);
-    const { key, hit } = await this.fromCache(job, cachePolicy);
-    if (hit) {
-      return {
-        personaVersion: persona.version, provider: hit.provider, model: hit.model, cache: hit.cache,
-        pieces: wholeText({ response: hit.response, violations: hit.violations, usage: hit.usage }),
-      };
-    }
-    // Stored once the stream ended whole, under the key of whoever answered.
-    const store = async (end: StreamEnd, link: ProviderLink) => {
-      if (!cachePolicy.write || key === undefined) return;
-      await this.store(job, key, link, end.response);
+    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, tracer: this.tracer };
+    if (!cachePolicy) return runThroughProviders(dependencies, job, mode);
+    const { key, hit } = await this.lookUp(job, cachePolicy);
+    if (hit) return this.fromCache(job, hit);
+    // Stored once the run ended whole, under the key of whoever answered.
+    const store = async (end: { response: string }, link: ProviderLink) => {
+      if (cachePolicy.write && key !== undefined) await this.store(job, key, link, end.response);
     };
-    return { ...(await streamThroughProvider(dependencies, job, store)), cache: { hit: false } };
+    return { ...(await runThroughProviders(dependencies, job, mode, store)), cache: { hit: false } };
   }
 
   /** Validation that needs no I/O first (the provider ids), then the persona lookup. */
@@ -180,21 +163,15 @@ export class RefineService {
     });
   }
 
-  /**
-   * The primary link's key, and a stored answer at most `maxAge` old through the persona's
-   * rules again (idempotent: it reports what remains).
-   */
-  private async fromCache(job: ProviderJob, policy: CachePolicy): Promise<{ key: string | undefined; hit: RefineResult | undefined }> {
-    const { key, hit } = await this.lookUp(job, policy);
-    if (!hit) return { key, hit: undefined };
+  /** A stored answer, through the persona's rules again (idempotent: it reports what remains). */
+  private fromCache(job: ProviderJob, hit: CacheHit): RefineRun {
     const { text, remaining } = this.enforce(job.persona, hit.answer.response, job.original);
     const usage = new UsageTally();
     this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
-    const result: RefineResult = {
-      response: text, providerMs: 0, violations: remaining, provider: hit.answer.provider, model: hit.answer.model,
-      usage, personaVersion: job.persona.version, cache: { hit: true, ageSeconds: hit.ageSeconds },
+    return {
+      personaVersion: job.persona.version, provider: hit.answer.provider, model: hit.answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
+      pieces: wholeText({ response: text, violations: remaining, usage }),
     };
-    return { key, hit: result };
   }
 
   /** The lookup as one `cache` span: `bypass` when not read (`no-cache`, `no-store`, or no key secret). */
@@ -231,58 +208,6 @@ export class RefineService {
     }
   }
 
-  private async throughCache(job: ProviderJob, policy: CachePolicy): Promise<RefineResult> {
-    const { key, hit } = await this.fromCache(job, policy);
-    if (hit) return hit;
-    const { result, link } = await this.throughProviders(job);
-    if (policy.write && key !== undefined) await this.store(job, key, link, result.response);
-    return { ...result, cache: { hit: false } };
-  }
-
-  /** The result, and the link that answered: its key, not the primary's, is the one that paid. */
-  private async throughProviders(job: ProviderJob): Promise<{ result: RefineResult; link: ProviderLink }> {
-    const { accountId, persona, links, user, signal, original, scrubber } = job;
-    const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + this.timeoutMs, timeoutMs: this.timeoutMs };
-    const started = performance.now();
-    const contributions: ProviderUsage[] = [];
-    let outcome = 'ok';
-    this.metrics.refinesInFlight.inc();
-    try {
-      const generated = await firstAnswer((link, providerCall, budget) => this.providers.generate(link.provider, providerCall, budget), links, call, contributions);
-      const first = { ...generated, text: generated.value.text };
-      const usage = new UsageTally();
-      const finish = (text: string, violations: RuleViolation[]): { result: RefineResult; link: ProviderLink } => {
-        for (const contribution of contributions) usage.addTally(contribution.tally);
-        const result = {
-          response: text, providerMs: performance.now() - started, violations, provider: first.link.provider, model: first.link.model,
-          usage, personaVersion: persona.version,
-        };
-        return { result, link: first.link };
-      };
-      const answer = scrubber.scrub(cleanModelOutput(first.text));
-      if (!hasRules(persona.rules)) return finish(answer, []);
-      let result = this.enforce(persona, answer, original);
-      if (needsModelRepair(result.remaining)) {
-        const repairing = this.tracer.start('repair').set('persona_refine.rules.violations', result.remaining.length);
-        const before = result;
-        result = await traced(repairing, this.tracer.within(repairing, () => this.repair(persona, before, original, first.link, first.usage, call, scrubber)));
-      }
-      return finish(result.text, result.remaining);
-    } catch (error) {
-      outcome = (error as { code?: string }).code ?? 'unknown';
-      throw error;
-    } finally {
-      this.metrics.refinesInFlight.dec();
-      this.usage.record(accountId, contributions);
-      const seconds = (performance.now() - started) / 1000;
-      for (const { provider, failure } of contributions) {
-        const labels = { provider, outcome: failure ?? outcome };
-        this.metrics.providerCalls.inc(labels);
-        this.metrics.providerDuration.observe(labels, seconds);
-      }
-    }
-  }
-
   /** The persona's deterministic rules, as one span with the count of what they could not fix. */
   private enforce(persona: CompiledPersona, text: string, original: PreservedOriginal | undefined): ReturnType<typeof enforce> {
     const span = this.tracer.start('rules');
@@ -291,35 +216,6 @@ export class RefineService {
     return result;
   }
 
-  /**
-   * One repair call to the provider that answered, inside the same deadline,
-   * for what only the model can fix (banned phrases, length, lost items). It
-   * is best effort: if it fails or does worse, the first answer stands and its
-   * violations are reported.
-   */
-  private async repair(
-    persona: CompiledPersona,
-    first: ReturnType<typeof enforce>,
-    original: PreservedOriginal | undefined,
-    link: ProviderLink,
-    usage: ProviderUsage,
-    call: ChainCall,
-    scrubber: SecretScrubber,
-  ): Promise<ReturnType<typeof enforce>> {
-    const instructions = repairInstructions(first.remaining, first.text, original);
-    try {
-      const answer = await this.providers.generate(
-        link.provider,
-        { apiKey: link.apiKey, model: link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(first.text)}`, signal: call.signal, onAttempt: countAttempts(usage).onAttempt },
-        { deadline: call.deadline, timeoutMs: call.timeoutMs },
-      );
-      const second = this.enforce(persona, scrubber.scrub(cleanModelOutput(answer.text)), original);
-      return second.remaining.length <= first.remaining.length ? second : first;
-    } catch (error) {
-      if (error instanceof ClientAbortedError) throw error;
-      return first;
-    }
-  }
 }
 
 /** The content's items, found once per refine and compared with each answer. */

@@ -90,6 +90,11 @@ export class StreamRefinement {
     return this.settle();
   }
 
+  /** Adds a piece without looking for text to show: for an answer collected whole. */
+  append(piece: string): void {
+    this.raw += piece;
+  }
+
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
     const cleaned = this.clean(cleanModelOutput(this.raw));

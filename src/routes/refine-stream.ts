@@ -9,11 +9,11 @@ import { ClientAbortedError } from '../errors.js';
 import { answeredError } from '../http/error-handler.js';
 import { EVENT_STREAM_HEADERS, EventStream, formatEvent } from '../http/event-stream.js';
 import type { IdempotencySettlement } from '../http/idempotency.js';
-import type { RefineStream, StreamEnd } from '../refine/refine-stream.js';
+import type { RefineRun, RunEnd } from '../refine/refine-run.js';
 import { countViolations, summarizeViolations } from '../rules/index.js';
 import type { StreamDelta, StreamDone } from '../schemas/refine.js';
 
-function doneEvent(end: StreamEnd): StreamDone {
+function doneEvent(end: RunEnd): StreamDone {
   // The members of X-Usage: a token sum only while every answer reported it.
   const usage = {
     ...(end.usage.inputKnown ? { inputTokens: end.usage.inputTokens } : {}),
@@ -30,12 +30,12 @@ function replayBody(done: StreamDone): string {
 }
 
 /** `X-Provider: <id>/<model>`: known once the first text arrived, before any byte of the stream. */
-const providerHeader = (refined: RefineStream) => (refined.model === undefined ? refined.provider : `${refined.provider}/${refined.model}`);
+const providerHeader = (refined: RefineRun) => (refined.model === undefined ? refined.provider : `${refined.provider}/${refined.model}`);
 
 export interface StreamAnswer {
   request: FastifyRequest;
   reply: FastifyReply;
-  refined: RefineStream;
+  refined: RefineRun;
   settlement: IdempotencySettlement | undefined;
   /** Runs once the stream has ended, however it ended. */
   finished: () => void;
@@ -50,7 +50,8 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
     try {
       let next = await refined.pieces.next();
       while (!next.done) {
-        events.send('delta', { text: next.value } satisfies StreamDelta);
+        // Waits while the client has not read what was sent: the provider's stream is read no faster.
+        await events.send('delta', { text: next.value } satisfies StreamDelta);
         next = await refined.pieces.next();
       }
       if (next.value.replaced) {
@@ -67,12 +68,12 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
         await settlement.complete({ status: 200, headers, body: replayBody(done) });
         stored = true;
       }
-      events.send('done', done);
+      await events.send('done', done);
     } catch (error) {
       // Nobody is left to tell when the client went away.
       if (!(error instanceof ClientAbortedError)) {
         const failure = answeredError(error, request);
-        events.send('error', { error: failure.status, message: failure.message });
+        await events.send('error', { error: failure.status, message: failure.message });
       }
     } finally {
       // A failed stream is not an answer to keep: the retry runs again.

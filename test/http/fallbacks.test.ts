@@ -28,6 +28,25 @@ describe('fallbacks with the caller\'s own keys', () => {
   afterAll(() => f.close());
   beforeEach(() => f.fake.reset());
 
+  it("persona_refine_provider_call_duration_seconds records each provider's own time, not the whole refine's", async () => {
+    f.fake.enqueue({ mode: 'serverError' }, { mode: 'slow', delayMs: 400 });
+    for (const stream of [false, true]) {
+      const res = await refine({ content: `metrics ${stream}`, stream });
+      expect(res.status).toBe(200);
+      await res.text();
+      if (!stream) f.fake.enqueue({ mode: 'serverError' }, { mode: 'slow', delayMs: 400 });
+    }
+    const metrics = await (await fetch(`${f.server.url}/metrics`)).text();
+    const seconds = (provider: string, outcome: string) => {
+      const labels = `outcome="${outcome}",provider="${provider}"`;
+      const sum = new RegExp(`persona_refine_provider_call_duration_seconds_sum\\{(?:${labels}|provider="${provider}",outcome="${outcome}")\\} ([0-9.e-]+)`).exec(metrics);
+      return Number(sum?.[1]);
+    };
+    // Two refines: the failing primary answered at once each time; the fallback took its 400 ms each time.
+    expect(seconds('openai', 'provider_failed')).toBeLessThan(0.3);
+    expect(seconds('anthropic', 'ok')).toBeGreaterThanOrEqual(0.75);
+  });
+
   it('429 from the provider → the fallback answers at once, with the same persona prompt, and X-Provider names it', async () => {
     f.fake.enqueue({ mode: 'rateLimit', retryAfterSeconds: 30 });
     const started = Date.now();

@@ -19,4 +19,27 @@ describe('event stream body', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(text.length).toBe(after);
   });
+
+  it('respects backpressure: while nobody reads, a send over the buffer mark stays pending; reading lets it resolve', async () => {
+    const events = new EventStream(60_000);
+    const big = { text: 'x'.repeat(64 * 1024) };
+    let resolved = false;
+    const sending = events.send('delta', big).then(() => (resolved = true));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Nothing reads the body: the route must not fetch the next piece from the provider.
+    expect(resolved).toBe(false);
+    expect(events.body.writableLength + events.body.readableLength).toBeLessThan(2 * (64 * 1024 + 100));
+    events.body.resume();
+    await sending;
+    expect(resolved).toBe(true);
+    events.end();
+  });
+
+  it('a send resolves when the client is gone, so a stream whose reader left does not hang', async () => {
+    const events = new EventStream(60_000);
+    const sending = events.send('delta', { text: 'y'.repeat(64 * 1024) });
+    events.body.destroy();
+    await sending;
+    events.end();
+  });
 });

@@ -1,0 +1,202 @@
+/**
+ * One refine run through the providers, written once for both ways of answering: the
+ * provider chain with its fallbacks, the cleanup and the persona's rules, usage, metrics
+ * and the end (the cache). A stream observes the run piece by piece; a non-streamed
+ * refine is the same run collected, plus the one repair call a stream cannot make since
+ * its text is already shown.
+ */
+import { ClientAbortedError } from '../errors.js';
+import type { Metrics } from '../metrics.js';
+import type { ProviderRegistry } from '../providers/index.js';
+import type { TokenUsage } from '../providers/wire/wire-format.js';
+import type { SecretScrubber } from '../providers/secret-scrubber.js';
+import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
+import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
+import { UsageTally } from '../usage/usage-tally.js';
+import type { CompiledPersona } from './compiled-personas.js';
+import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from './fallback-chain.js';
+import { buildUserMessage } from './prompt.js';
+import { type StreamEnd, StreamRefinement } from './stream-refinement.js';
+
+/** stream: text is shown as it settles, no repair; collect: nothing is shown before the end, which may repair. */
+export type RunMode = 'stream' | 'collect';
+
+export interface RunEnd {
+  /** The whole result: exactly the concatenation of the pieces, unless `replaced`. */
+  response: string;
+  violations: RuleViolation[];
+  /** Provider calls and the tokens reported, summed over every call (fallbacks and the repair included). */
+  usage: UsageTally;
+  /** Shown text that is not a prefix of the result (a bug): `response` replaces it; logged and counted by the caller. */
+  replaced: boolean;
+  /** Time spent on providers, for Server-Timing. */
+  providerMs: number;
+}
+
+export interface RefineRun {
+  personaVersion: number;
+  /** Who is answering; no model for the offline `rules` provider. */
+  provider: string;
+  model: string | undefined;
+  /** Set when the request asked for the cache. */
+  cache?: { hit: false } | { hit: true; ageSeconds: number };
+  /**
+   * The text as it may be shown (nothing before the end when collecting), returning the
+   * end. Throws the DomainError of a failure after the first piece (or ClientAbortedError);
+   * `return()` stops the provider.
+   */
+  pieces: AsyncGenerator<string, RunEnd, undefined>;
+}
+
+/** A result known at once (the rules provider, a cached answer) as a run: the whole text, then the end. */
+export async function* wholeText(end: Omit<RunEnd, 'replaced' | 'providerMs'>): AsyncGenerator<string, RunEnd, undefined> {
+  if (end.response !== '') yield end.response;
+  return { ...end, replaced: false, providerMs: 0 };
+}
+
+export interface RunDependencies {
+  providers: ProviderRegistry;
+  metrics: Metrics;
+  timeoutMs: number;
+  usage: UsageRecorder;
+  tracer?: Tracer;
+}
+
+export interface RunJob {
+  accountId: string;
+  persona: CompiledPersona;
+  /** The caller's provider first, then the fallbacks: tried only until the first text arrived. */
+  links: ProviderLink[];
+  user: string;
+  original: PreservedOriginal | undefined;
+  signal: AbortSignal;
+  /** Removes every link's key from the answer before anything shows or stores it. */
+  scrubber: SecretScrubber;
+}
+
+/** What one provider answer is to the run: its text in pieces, and its usage once they ended. */
+interface AnswerSource {
+  pieces: AsyncIterable<string> | Iterable<string>;
+  /** A stream's usage, known only at its end; a whole answer's was counted as its attempt succeeded. */
+  endUsage?: () => TokenUsage | undefined;
+}
+
+/**
+ * Starts the run: resolves once a provider answered (its first text, when streaming),
+ * rejecting exactly as a refine fails before that. `onEnd` gets the finished result and the
+ * link that answered (whose key paid for it).
+ */
+export async function runThroughProviders(
+  { providers, metrics, timeoutMs, usage: recorder, tracer = noTracing }: RunDependencies,
+  { accountId, persona, links, user, original, signal, scrubber }: RunJob,
+  mode: RunMode,
+  onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
+): Promise<RefineRun> {
+  const started = performance.now();
+  const contributions: ProviderUsage[] = [];
+  const settle = (error?: unknown) => {
+    const outcome = error === undefined ? 'ok' : ((error as { code?: string }).code ?? 'unknown');
+    metrics.refinesInFlight.dec();
+    recorder.record(accountId, contributions);
+    for (const { provider, failure, durationMs } of contributions) {
+      const labels = { provider, outcome: failure ?? outcome };
+      metrics.providerCalls.inc(labels);
+      metrics.providerDuration.observe(labels, (durationMs ?? 0) / 1000);
+      metrics.providerDurationLegacy.observe(labels, (durationMs ?? 0) / 1000);
+    }
+  };
+  metrics.refinesInFlight.inc();
+  const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + timeoutMs, timeoutMs };
+  let first: { source: AnswerSource; link: ProviderLink; usage: ProviderUsage };
+  try {
+    const answered = await firstAnswer<AnswerSource>(
+      async (link, providerCall, budget) => {
+        if (mode === 'collect') {
+          const answer = await providers.generate(link.provider, providerCall, budget);
+          return { pieces: [answer.text] };
+        }
+        const stream = await providers.stream(link.provider, providerCall, budget);
+        return { pieces: stream.pieces, endUsage: () => stream.usage() };
+      },
+      links,
+      call,
+      contributions,
+    );
+    first = { source: answered.value, link: answered.link, usage: answered.usage };
+  } catch (error) {
+    settle(error);
+    throw error;
+  }
+  const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original, scrubber);
+
+  /** One repair call to the provider that answered, inside the same deadline; best effort: the better of the two stands. */
+  async function repaired(end: StreamEnd): Promise<StreamEnd> {
+    const span = tracer.start('repair').set('persona_refine.rules.violations', end.violations.length);
+    const repairStarted = performance.now();
+    const attempts = countAttempts(first.usage);
+    const repair = async (): Promise<StreamEnd> => {
+      const instructions = repairInstructions(end.violations, end.response, original);
+      const answer = await providers.generate(
+        first.link.provider,
+        { apiKey: first.link.apiKey, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal, onAttempt: attempts.onAttempt },
+        { deadline: call.deadline, timeoutMs: call.timeoutMs },
+      );
+      const again = new StreamRefinement(persona.rules, original, scrubber);
+      again.append(answer.text);
+      return checked(again);
+    };
+    try {
+      const second = await tracer.within(span, repair);
+      return second.violations.length <= end.violations.length ? second : end;
+    } catch (error) {
+      if (error instanceof ClientAbortedError) {
+        span.fail(errorType(error));
+        throw error;
+      }
+      return end;
+    } finally {
+      first.usage.durationMs = (first.usage.durationMs ?? 0) + (performance.now() - repairStarted);
+      span.end();
+    }
+  }
+
+  /** The end of a refinement, as one `rules` span with the count of what the rules could not fix. */
+  function checked(of: StreamRefinement): StreamEnd {
+    const span = tracer.start('rules');
+    const end = of.finish();
+    span.set('persona_refine.rules.violations', end.violations.length).end();
+    return end;
+  }
+
+  async function* pieces(): AsyncGenerator<string, RunEnd, undefined> {
+    let failure: unknown;
+    try {
+      for await (const piece of first.source.pieces) {
+        if (mode === 'collect') {
+          refinement.append(piece);
+          continue;
+        }
+        const shown = refinement.push(piece);
+        if (shown !== '') yield shown;
+      }
+      if (first.source.endUsage) first.usage.tally.addAnswer(first.source.endUsage());
+      first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
+      let end = checked(refinement);
+      if (mode === 'collect' && needsModelRepair(end.violations)) end = await repaired(end);
+      else if (end.rest !== '') yield end.rest;
+      const usage = new UsageTally();
+      for (const contribution of contributions) usage.addTally(contribution.tally);
+      const result: RunEnd = { response: end.response, violations: end.violations, usage, replaced: end.replaced, providerMs: performance.now() - started };
+      await onEnd(result, first.link);
+      return result;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      // Stopped early by the reader (`return()`) also lands here: the provider stream is closed by the for-await.
+      settle(failure);
+    }
+  }
+  return { personaVersion: persona.version, provider: first.link.provider, model: first.link.model, pieces: pieces() };
+}
