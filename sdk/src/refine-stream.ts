@@ -17,10 +17,13 @@ type StreamDelta = components['schemas']['StreamDelta'];
 /**
  * A streamed refine's result: `{ response }` like `refine`'s, with `violations` (no repair call
  * on a stream: what only the model can fix is reported here), `usage` (the tokens the provider
- * reported, `{}` when it reported none) and `personaVersion` non-enumerable.
+ * reported, `{}` when it reported none), `personaVersion` and `replaced` non-enumerable.
+ * `response` is always the whole result; `replaced` is true only when the pieces that were
+ * yielded are not a prefix of it (a service bug the server logs and counts): use `response`.
  */
 export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion'> & {
   readonly usage: Readonly<StreamDone['usage']>;
+  readonly replaced: boolean;
 };
 
 interface OpenedStream {
@@ -169,6 +172,7 @@ function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
     violations: { value: done.violations ?? {}, enumerable: false },
     usage: { value: done.usage ?? {}, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
+    replaced: { value: (done as { replaced?: boolean }).replaced === true, enumerable: false },
   }) as RefineStreamResult;
 }
 

@@ -237,3 +237,22 @@ describe('finding 10 and 11, against the real server', () => {
     await expect(streamed).rejects.toBeInstanceOf(PersonaRefineError);
   });
 });
+
+describe('a done event that replaces what was streamed (a service bug the server flags)', () => {
+  it("resolves with the whole result, marked replaced, though the pieces said otherwise", async () => {
+    const url = await handWritten((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-persona-version': '3' });
+      res.end(
+        'event: delta\ndata: {"text":"Here is"}\n\n' +
+          'event: done\ndata: {"response":"Ahoy! Yer order be on its way.","violations":{},"usage":{"providerCalls":1},"replaced":true}\n\n',
+      );
+    });
+    const stream = new PersonaRefine({ apiKey: KEY, baseUrl: url }).refineStream(REFINE);
+    const pieces: string[] = [];
+    for await (const piece of stream) pieces.push(piece);
+    const result = await stream.result;
+    expect(pieces).toEqual(['Here is']);
+    expect(result.response).toBe('Ahoy! Yer order be on its way.');
+    expect(result.replaced).toBe(true);
+  });
+});

@@ -92,7 +92,12 @@ async function refineStreamed(request: RefineInput, { io, client }: CliContext):
     if (piece !== '') last = piece;
   }
   if (!last.endsWith('\n')) io.stdout.write('\n');
-  const { violations, usage } = await stream.result;
+  const { violations, usage, response, replaced } = await stream.result;
+  if (replaced) {
+    // The pieces shown are not the result (a service bug): the whole result follows them.
+    io.stderr.write('note: the streamed text was not the final result; the whole result follows\n');
+    io.stdout.write(response.endsWith('\n') ? response : `${response}\n`);
+  }
   const broken = brokenRules(violations);
   const tokens =
     usage.inputTokens === undefined || usage.outputTokens === undefined
