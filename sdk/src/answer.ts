@@ -3,7 +3,7 @@
  * redirects, check the body has the shape the call expects. Whatever the server (or something
  * pretending to be it) sends, the caller gets either the value or a PersonaRefineError.
  */
-import { AnswerTooLargeError, PersonaRefineError, PreconditionFailedError } from './errors.js';
+import { AnswerTooLargeError, PermissionError, PersonaRefineError, PreconditionFailedError } from './errors.js';
 import { parseRetryAfter } from './retry-policy.js';
 
 /** What a call's 2xx body must be: a JSON object, a JSON array, or nothing (204). */
@@ -73,9 +73,9 @@ export function errorFromResponse(response: Response, text: string): PersonaRefi
     requestId: requestIdOf(response),
     retryAfter: parseRetryAfter(response.headers.get('retry-after')),
   };
-  return response.status === 412
-    ? new PreconditionFailedError(init)
-    : new PersonaRefineError({ ...init, kind: 'http', status: response.status });
+  if (response.status === 412) return new PreconditionFailedError(init);
+  if (response.status === 403) return new PermissionError(init);
+  return new PersonaRefineError({ ...init, kind: 'http', status: response.status });
 }
 
 const shapeOf = (value: unknown): string => (value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);

@@ -6,6 +6,7 @@ import { checkApiKey, checkProviderKeys } from './key-check.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
 import { Usage } from './usage.js';
+import { Keys } from './keys.js';
 import { RefineStream, type RefineStreamInput } from './refine-stream.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
 import type { CheckInput, CheckResult, Provider, RefineInput, RefineResult } from './types.js';
@@ -51,6 +52,8 @@ export class PersonaRefine {
   /** Who changed what, newest first. */
   readonly audit: Audit;
   readonly usage: Usage;
+  /** The account's API keys (scope `keys:admin`; `keys.current()` for any key). */
+  readonly keys: Keys;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -73,6 +76,7 @@ export class PersonaRefine {
     this.personas = new Personas(this.transport);
     this.audit = new Audit(this.transport);
     this.usage = new Usage(this.transport);
+    this.keys = new Keys(this.transport);
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The one error type every SDK call throws. Callers branch on `kind`, `status` and `source`
- * instead of on a zoo of classes; 412 alone gets a subclass because it asks for a distinct
- * reaction (re-read, merge, retry with the new ETag).
+ * instead of on a zoo of classes; 412 and 403 get subclasses because each asks for a distinct
+ * reaction (412: re-read, merge, retry with the new ETag; 403: use a key with the named scope).
  */
 
 /**
@@ -55,6 +55,21 @@ export class PreconditionFailedError extends PersonaRefineError {
   constructor(init: Omit<PersonaRefineErrorInit, 'kind' | 'status'>) {
     super({ ...init, kind: 'http', status: 412 });
     this.name = 'PreconditionFailedError';
+  }
+}
+
+/**
+ * 403: the API key is valid but lacks the scope this call needs (`scope`, e.g. `personas:write`).
+ * Retrying will not help; use a key with that scope.
+ */
+export class PermissionError extends PersonaRefineError {
+  /** The scope the key lacks, from the service's message; undefined if it did not name one. */
+  readonly scope: string | undefined;
+
+  constructor(init: Omit<PersonaRefineErrorInit, 'kind' | 'status'>) {
+    super({ ...init, kind: 'http', status: 403 });
+    this.name = 'PermissionError';
+    this.scope = /lacks the scope "([^"]+)"/.exec(init.message)?.[1];
   }
 }
 

@@ -1,12 +1,20 @@
 export { PersonaRefine, type PersonaRefineOptions, type RefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
-export { AnswerTooLargeError, PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
+export { AnswerTooLargeError, PermissionError, PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
 export type { RefineStream, RefineStreamInput, RefineStreamResult } from './refine-stream.js';
 export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';
 export type { Usage } from './usage.js';
+export type { Keys } from './keys.js';
 export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
 export type {
+  ApiKey,
+  CreateKeyInput,
+  CurrentKey,
+  IssuedApiKey,
+  LabelPolicy,
+  LabelPolicyInput,
+  Scope,
   AuditEvent,
   CheckInput,
   CheckResult,

@@ -1,7 +1,7 @@
 /** A persona's versions and labels: /v1/personas/{id}/versions and /labels. */
 import type { ConditionalOptions } from './personas.js';
 import type { CallOptions, Transport } from './transport.js';
-import type { Persona, PersonaLabels, PersonaVersion, PersonaWithEtag } from './types.js';
+import type { LabelPolicy, LabelPolicyInput, Persona, PersonaLabels, PersonaVersion, PersonaWithEtag } from './types.js';
 import { ifMatchHeader, personaPath, withEtag } from './persona-paths.js';
 
 export class PersonaVersions {
@@ -46,5 +46,22 @@ export class PersonaLabelsApi {
     const { ifMatch, ...callOptions } = options;
     const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}`;
     await this.transport.call<undefined>({ method: 'DELETE', path, headers: ifMatchHeader(ifMatch), answer: 'none' }, callOptions);
+  }
+
+  /** The label's policy: whether moving it needs `labels:protected` (`production` does by default). */
+  async getPolicy(id: string, label: string, options?: CallOptions): Promise<LabelPolicy> {
+    return (await this.transport.call<LabelPolicy>({ method: 'GET', path: `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy` }, options)).body;
+  }
+
+  /** Sets the policy (scope `labels:protected`), e.g. `{ protected: true }`. */
+  async setPolicy(id: string, label: string, policy: LabelPolicyInput, options?: CallOptions): Promise<LabelPolicy> {
+    const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`;
+    return (await this.transport.call<LabelPolicy>({ method: 'PUT', path, body: policy }, options)).body;
+  }
+
+  /** Back to the default policy (`production` protected, other labels not). */
+  async deletePolicy(id: string, label: string, options?: CallOptions): Promise<void> {
+    const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`;
+    await this.transport.call<undefined>({ method: 'DELETE', path, answer: 'none' }, options);
   }
 }

@@ -48,6 +48,16 @@ export type PersonaVersion = components['schemas']['PersonaVersion'];
 /** Label → version, e.g. `{ production: 3 }`. */
 export type PersonaLabels = JsonOf<paths['/v1/personas/{id}/labels']['get']['responses'][200]>;
 export type AuditEvent = components['schemas']['AuditEvent'];
+/** An API key as listed (never its secret). */
+export type ApiKey = components['schemas']['ApiKey'];
+/** An API key as created or rotated: with its `secret`, shown this once. */
+export type IssuedApiKey = components['schemas']['IssuedApiKey'];
+export type CreateKeyInput = JsonOf<paths['/v1/keys']['post']['requestBody']>;
+/** A scope a key may have; `*` is every scope. */
+export type Scope = ApiKey['scopes'][number];
+export type CurrentKey = JsonOf<paths['/v1/keys/current']['get']['responses'][200]>;
+export type LabelPolicy = components['schemas']['LabelPolicy'];
+export type LabelPolicyInput = JsonOf<paths['/v1/personas/{id}/labels/{label}/policy']['put']['requestBody']>;
 
 /**
  * A persona as returned by `create`, `get` and `update`, carrying the ETag to pass as `ifMatch`.

@@ -10,6 +10,7 @@ export class Usage {
     const params = new URLSearchParams();
     if (query.from !== undefined) params.set('from', query.from);
     if (query.to !== undefined) params.set('to', query.to);
+    if (query.groupBy !== undefined) params.set('groupBy', query.groupBy);
     const search = params.toString() === '' ? '' : `?${params}`;
     return (await this.transport.call<UsageRow[]>({ method: 'GET', path: `/usage${search}`, answer: 'array' }, options)).body;
   }

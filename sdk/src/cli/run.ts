@@ -9,6 +9,7 @@ import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor, withS
 import { labelPersona, personaHistory } from './history-commands.js';
 import { diffPersonas, exportPersonas, importPersonas, listPersonas } from './personas-commands.js';
 import { EXIT_RULES_BROKEN, PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
+import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
 
 /** From src/cli or dist/cli alike, the package's manifest is two folders up. */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -37,6 +38,12 @@ Usage: persona-refine <command>
   refine --stream --persona ID --provider NAME [--model M] [--provider-key-env VAR]
                                     refine stdin, printing the text as it arrives; rules
                                     still broken and tokens on stderr
+  keys list                         the account's API keys (never their secrets)
+  keys create --name NAME --scopes a,b [--expires-at ISO] [--tokens-per-day N]
+         [--refines-per-minute N]   a new key; its secret is the last line (shown once)
+  keys rotate ID [--grace SECONDS]  a new secret (last line); the old one works SECONDS more
+  keys revoke ID                    revoke a key (refused within 5 s)
+  keys current                      the key you are using: id, scopes, limits
 
   --version                         print the version
   --help                            print this
@@ -61,15 +68,21 @@ const commands: Record<string, Command> = {
   'personas history': personaHistory,
   'personas label': labelPersona,
   refine: refineCommand,
+  'keys list': listKeys,
+  'keys create': createKey,
+  'keys rotate': rotateKey,
+  'keys revoke': revokeKey,
+  'keys current': currentKey,
 };
 
 function commandFor(argv: string[]): { command: Command; args: string[] } {
   const [first = '', second = ''] = argv;
   const pair = commands[`${first} ${second}`];
   if (pair) return { command: pair, args: argv.slice(2) };
-  const single = first === 'personas' ? undefined : commands[first];
+  const grouped = first === 'personas' || first === 'keys';
+  const single = grouped ? undefined : commands[first];
   if (single) return { command: single, args: argv.slice(1) };
-  throw new UsageError(first === 'personas' ? `unknown personas command "${second}"` : `unknown command "${first}"`);
+  throw new UsageError(grouped ? `unknown ${first} command "${second}"` : `unknown command "${first}"`);
 }
 
 export async function run(argv: string[], unsafeIo: CliIo): Promise<number> {

@@ -58,6 +58,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Request body too large */
                 413: {
                     headers: {
@@ -149,6 +158,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -276,6 +294,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -373,6 +400,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -523,6 +559,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -665,6 +710,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -771,6 +825,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -896,6 +959,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1041,6 +1113,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -1115,7 +1196,7 @@ export interface paths {
         get?: never;
         /**
          * Point a label at a version
-         * @description Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. `If-Match` is compared with the persona's current ETag. Answers with all of the persona's labels.
+         * @description Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. A protected label (its policy; `production` by default) needs the scope `labels:protected` as well. `If-Match` is compared with the persona's current ETag. Answers with all of the persona's labels.
          */
         put: {
             parameters: {
@@ -1163,6 +1244,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "labels:write" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1238,7 +1328,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a label
-         * @description `If-Match` is compared with the persona's current ETag.
+         * @description `If-Match` is compared with the persona's current ETag. A protected label needs the scope `labels:protected` as well.
          */
         delete: {
             parameters: {
@@ -1277,6 +1367,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "labels:write" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1372,6 +1471,360 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/personas/{id}/labels/{label}/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A label's policy
+         * @description Without a policy set, the default: `production` protected, other labels not (`isDefault: true`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Label name: lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version */
+                    label: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The label's policy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LabelPolicy"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set a label's policy
+         * @description `"protected": true`: moving or removing the label then needs the scope `labels:protected`. The label need not exist yet. `minScore`, `minPassRate` and `maxAgeDays` are stored and answered but not enforced yet (evaluations come later). Replaces the whole policy; `protected` left out keeps the label's current protection.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Label name: lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version */
+                    label: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Moving or removing the label needs the scope `labels:protected`. Left out: the label keeps its current protection */
+                        protected?: boolean;
+                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        minScore?: number | null;
+                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        minPassRate?: number | null;
+                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        maxAgeDays?: number | null;
+                    };
+                };
+            };
+            responses: {
+                /** @description The label's policy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["LabelPolicy"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "labels:protected" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        /**
+         * Remove a label's policy
+         * @description The label is back to the default: `production` protected, other labels not. 404 when it had no policy.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Label name: lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version */
+                    label: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "labels:protected" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/audit": {
         parameters: {
             query?: never;
@@ -1421,6 +1874,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "audit:read" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1564,6 +2026,15 @@ export interface paths {
                 };
                 /** @description Missing, malformed, unknown or revoked API key */
                 401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "refine" */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1753,6 +2224,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "refine" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description No such resource */
                 404: {
                     headers: {
@@ -1880,6 +2360,15 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
+                /** @description The key lacks the scope "refine" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
                 /** @description Request body too large */
                 413: {
                     headers: {
@@ -1944,7 +2433,7 @@ export interface paths {
         };
         /**
          * The account's usage, one row per UTC day × provider × model
-         * @description Counts refines, failures, cache hits, provider calls and the tokens the providers reported. Oldest day first, then provider and model. Days without refines have no row. Instances write their counts at least once a second, so another instance's last second may not be in the answer yet.
+         * @description Counts refines, failures, cache hits, provider calls and the tokens the providers reported. Oldest day first, then provider and model. Days without refines have no row. Instances write their counts at least once a second, so another instance's last second may not be in the answer yet. With `groupBy=key` each row is also split by the API key that refined and carries its `keyId`.
          */
         get: {
             parameters: {
@@ -1959,6 +2448,8 @@ export interface paths {
                      * @example 2026-11-01
                      */
                     to?: string;
+                    /** @description `key`: one row per API key too, each with its `keyId` (null for counts from before keys were tracked) */
+                    groupBy?: "key";
                 };
                 header?: never;
                 path?: never;
@@ -1991,7 +2482,353 @@ export interface paths {
                             inputTokens: number;
                             /** @description Output tokens the provider reported */
                             outputTokens: number;
+                            /** @description With `groupBy=key` only: the API key that refined; null for counts from before keys were tracked */
+                            keyId?: string | null;
                         }[];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "usage:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's keys (never a secret or a hash), oldest first
+         * @description Revoked keys are not listed; their events stay in the audit trail.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The keys */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"][];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "keys:admin" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Create an API key for this account
+         * @description The answer is the only place the secret ever appears: it is stored as a SHA-256 hash. `scopes` may only name scopes the calling key has (a `*` key may grant anything). `limits` sets the key's budgets: `refinesPerMinute` and `tokensPerDay` (input + output tokens, UTC day), enforced across instances.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description What the key is for ("blog app", "CI") */
+                        name: string;
+                        /** @description At most the scopes of the key making the request */
+                        scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
+                        /**
+                         * Format: date-time
+                         * @description After this time the key is refused with 401
+                         */
+                        expiresAt?: string;
+                        limits?: {
+                            /** @description Input + output tokens (as X-Usage counts them) this key may spend per UTC day; null for no budget */
+                            tokensPerDay?: number | null;
+                            /** @description Refines this key may start per minute; null for no limit */
+                            refinesPerMinute?: number | null;
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The key, with its secret (shown once) */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IssuedApiKey"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "keys:admin" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The key making this request: its id, scopes and limits
+         * @description Any valid key may ask about itself (the studio uses it to disable what the key may not do).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The calling key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
+                            limits: {
+                                tokensPerDay: number | null;
+                                refinesPerMinute: number | null;
+                            };
+                        };
                     };
                 };
                 /** @description Invalid request */
@@ -2061,6 +2898,367 @@ export interface paths {
         };
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the account's keys (never its secret or hash) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The key */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ApiKey"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "keys:admin" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Revoke a key
+         * @description Every instance refuses it within 5 s. The account's last key with `keys:admin` cannot be revoked (409).
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Revoked */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "keys:admin" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The account's last key with keys:admin cannot be deleted */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a key a new secret
+         * @description Same id, scopes, limits and budget; the answer carries the new secret (shown once). The old secret keeps working for `graceSeconds` (0–86400, default 0: refused within 5 s), then is refused everywhere. A second rotation replaces the first one's grace. Rotating a key with a scope the calling key lacks is refused (403).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description How long the old secret keeps working (default 0: it stops at once, within 5 s) */
+                        graceSeconds?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The key, with its new secret (shown once) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IssuedApiKey"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "keys:admin" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         delete?: never;
         options?: never;
         head?: never;
@@ -2254,8 +3452,9 @@ export interface components {
              */
             at: string;
             /** @description What changed */
-            action: "persona.created" | "persona.updated" | "persona.restored" | "persona.deleted" | "label.set" | "label.removed";
-            personaId: string;
+            action: "persona.created" | "persona.updated" | "persona.restored" | "persona.deleted" | "label.set" | "label.removed" | "label.policy.set" | "label.policy.removed" | "key.created" | "key.revoked" | "key.rotated" | "key.expired" | "budget.exceeded";
+            /** @description The persona; null for key and budget events */
+            personaId: string | null;
             /** @description The version made (created, updated, restored), the last one (deleted), or the one the label points (pointed) at */
             version: number | null;
             /** @description restored: the version copied; label.set: where the label pointed before (null if new) */
@@ -2266,13 +3465,64 @@ export interface components {
             actor: string | null;
             /** @description X-Request-Id of the request that made the change */
             requestId: string | null;
+            /** @description key.* and budget.exceeded: the key the event is about (its id, never its secret) */
+            keyId?: string | null;
+            /** @description budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N` */
+            detail?: string | null;
+        };
+        ApiKey: {
+            /** @description The key id (`key_…`): not a secret */
+            id: string;
+            name: string;
+            scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
+            /** @description The first characters of the secret, to recognise it */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            expiresAt: string | null;
+            limits: {
+                tokensPerDay: number | null;
+                refinesPerMinute: number | null;
+            };
+            /** @description After a rotation with a grace: until when the previous secret is still accepted (null when it is not) */
+            previousSecretExpiresAt: string | null;
+        };
+        IssuedApiKey: {
+            /** @description The key id (`key_…`): not a secret */
+            id: string;
+            name: string;
+            scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
+            /** @description The first characters of the secret, to recognise it */
+            prefix: string;
+            /** Format: date-time */
+            createdAt: string;
+            expiresAt: string | null;
+            limits: {
+                tokensPerDay: number | null;
+                refinesPerMinute: number | null;
+            };
+            previousSecretExpiresAt: string | null;
+            /** @description The key itself: shown in this answer only, stored only as a SHA-256 hash */
+            secret: string;
+        };
+        LabelPolicy: {
+            label: string;
+            protected: boolean;
+            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            minScore: number | null;
+            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            minPassRate: number | null;
+            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            maxAgeDays: number | null;
+            /** @description True when no policy was set: `production` is then protected, other labels are not */
+            isDefault: boolean;
         };
         StreamDelta: {
             /** @description The next piece of the refined text */
             text: string;
         };
         StreamDone: {
-            /** @description Exactly the concatenation of every delta's text */
+            /** @description The whole result: exactly the concatenation of every delta's text, unless `replaced` */
             response: string;
             /** @description Rules still broken, by rule id (`{}` when none); a stream gets no repair call */
             violations: {
@@ -2285,6 +3535,11 @@ export interface components {
                 /** @description Calls made, a fallback's failed ones included */
                 providerCalls: number;
             };
+            /**
+             * @description Present (true) only if the deltas shown are not a prefix of the result, which would be a bug of the service: `response` is then the true result and replaces what was shown. Logged and counted.
+             * @enum {boolean}
+             */
+            replaced?: true;
         };
     };
     responses: never;
