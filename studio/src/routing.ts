@@ -6,12 +6,14 @@ export type Route =
   | { view: 'persona'; id: string }
   | { view: 'history'; id: string }
   | { view: 'new' }
-  | { view: 'compare' };
+  | { view: 'compare' }
+  | { view: 'keys' };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   if (path === 'personas/new') return { view: 'new' };
   if (path === 'compare') return { view: 'compare' };
+  if (path === 'keys') return { view: 'keys' };
   const history = /^personas\/(.+)\/history$/.exec(path);
   if (history?.[1]) return { view: 'history', id: decodeURIComponent(history[1]) };
   const persona = /^personas\/(.+)$/.exec(path);
@@ -23,6 +25,7 @@ export const personaHref = (id: string) => `#/personas/${encodeURIComponent(id)}
 export const historyHref = (id: string) => `#/personas/${encodeURIComponent(id)}/history`;
 export const NEW_PERSONA_HREF = '#/personas/new';
 export const COMPARE_HREF = '#/compare';
+export const KEYS_HREF = '#/keys';
 export const HOME_HREF = '#/';
 
 export function navigate(href: string): void {

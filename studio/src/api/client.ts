@@ -7,7 +7,7 @@ import { ApiError, errorFromResponse, unreachable } from './api-error.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
-import type { CheckRequest, CheckVerdict, Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
+import type { ApiKey, CheckRequest, CheckVerdict, CreateKeyInput, CurrentKey, IssuedApiKey, LabelPolicy, Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
 
 /** A persona as last read or written, with the ETag that a save sends back as If-Match. */
 export interface VersionedPersona {
@@ -148,6 +148,35 @@ export class StudioApi {
   /** The persona's rules checked against `content` (and, with `original`, what it lost of it); no provider. */
   async check(request: CheckRequest): Promise<CheckVerdict> {
     return (await this.send('POST', '/check', { body: request })).json() as Promise<CheckVerdict>;
+  }
+
+  /** The signed-in key: its id, scopes and limits (any key may ask). */
+  async currentKey(): Promise<CurrentKey> {
+    return (await this.send('GET', '/keys/current')).json() as Promise<CurrentKey>;
+  }
+
+  /** The account's keys (scope keys:admin); never a secret. */
+  async listKeys(): Promise<ApiKey[]> {
+    return (await this.send('GET', '/keys')).json() as Promise<ApiKey[]>;
+  }
+
+  /** A new key; its `secret` is in this answer only. */
+  async createKey(input: CreateKeyInput): Promise<IssuedApiKey> {
+    return (await this.send('POST', '/keys', { body: input })).json() as Promise<IssuedApiKey>;
+  }
+
+  async revokeKey(id: string): Promise<void> {
+    await this.send('DELETE', `/keys/${encodeURIComponent(id)}`);
+  }
+
+  /** A new secret (in this answer only); the old one keeps working for `graceSeconds`. */
+  async rotateKey(id: string, graceSeconds: number): Promise<IssuedApiKey> {
+    return (await this.send('POST', `/keys/${encodeURIComponent(id)}/rotate`, { body: { graceSeconds } })).json() as Promise<IssuedApiKey>;
+  }
+
+  /** Whether moving the label needs labels:protected (its policy; `production` by default). */
+  async labelPolicy(id: string, label: string): Promise<LabelPolicy> {
+    return (await this.send('GET', `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`)).json() as Promise<LabelPolicy>;
   }
 
   /** The providers this service can call, operator-declared ones and `rules` included. */

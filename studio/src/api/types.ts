@@ -32,3 +32,11 @@ export type CheckRequest = paths['/v1/check']['post']['requestBody']['content'][
 export type CheckVerdict = paths['/v1/check']['post']['responses'][200]['content']['application/json'];
 
 export type RuleViolation = CheckVerdict['violations'][number];
+
+/** An API key as listed: never its secret. */
+export type ApiKey = Schemas['ApiKey'];
+/** A key as created or rotated, with its secret (shown once). */
+export type IssuedApiKey = Schemas['IssuedApiKey'];
+export type CreateKeyInput = paths['/v1/keys']['post']['requestBody']['content']['application/json'];
+export type CurrentKey = paths['/v1/keys/current']['get']['responses'][200]['content']['application/json'];
+export type LabelPolicy = Schemas['LabelPolicy'];

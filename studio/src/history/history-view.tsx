@@ -13,6 +13,7 @@ import { wordDiff } from '../preview/word-diff.js';
 import { personaHref } from '../routing.js';
 import { Dialog } from '../views/dialog.js';
 import { LabelsPanel } from './labels-panel.js';
+import { useScopes } from '../scopes.js';
 import { labelsByVersion, versionText } from './version-text.js';
 
 interface HistoryViewProps {
@@ -40,6 +41,18 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   const [restoring, setRestoring] = useState<PersonaVersion | undefined>(undefined);
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading, loaded !== undefined);
+  const scopes = useScopes();
+  const cannotRestore = scopes.lacking('personas:write');
+  // Which labels are protected (their policy; production by default), only asked when it matters.
+  const [protectedLabels, setProtectedLabels] = useState<ReadonlySet<string>>(new Set(['production']));
+  const labelNames = loaded ? Object.keys(loaded.labels).join(',') : '';
+  useEffect(() => {
+    if (!loaded || scopes.can('labels:protected') || !scopes.can('labels:write')) return;
+    const names = [...new Set([...Object.keys(loaded.labels), 'production'])];
+    void Promise.all(names.map((label) => api.labelPolicy(id, label).then((p) => (p.protected ? label : undefined), () => undefined))).then(
+      (found) => setProtectedLabels(new Set(found.filter((l): l is string => l !== undefined))),
+    );
+  }, [labelNames, scopes.granted]);
 
   const load = async () => {
     try {
@@ -136,7 +149,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
                 <td>{(pointing.get(version.version) ?? []).join(', ')}</td>
                 <td>
                   {version.version !== newest && (
-                    <button type="button" class="secondary" disabled={busy} onClick={() => setRestoring(version)}>
+                    <button type="button" class="secondary" disabled={busy || cannotRestore !== undefined} title={cannotRestore} onClick={() => setRestoring(version)}>
                       Restore version {version.version}
                     </button>
                   )}
@@ -189,6 +202,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
       </section>
 
       <LabelsPanel
+        protectedLabels={protectedLabels}
         labels={labels}
         versions={versions}
         busy={busy}

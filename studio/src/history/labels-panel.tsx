@@ -1,6 +1,7 @@
 /** A persona's labels: each one shown with the version it points at, movable and removable; new ones settable. */
 import { useState } from 'preact/hooks';
 import type { PersonaLabels, PersonaVersion } from '../api/types.js';
+import { useScopes } from '../scopes.js';
 
 interface LabelsPanelProps {
   labels: PersonaLabels;
@@ -8,6 +9,8 @@ interface LabelsPanelProps {
   busy: boolean;
   onSet(label: string, version: number): void;
   onRemove(label: string): void;
+  /** Labels whose policy protects them (moving one needs labels:protected). */
+  protectedLabels?: ReadonlySet<string>;
 }
 
 const LABEL_SHAPE = /^[a-z0-9-]{1,40}$/;
@@ -24,7 +27,10 @@ function VersionSelect({ id, value, versions, onChange }: { id: string; value: n
   );
 }
 
-export function LabelsPanel({ labels, versions, busy, onSet, onRemove }: LabelsPanelProps) {
+export function LabelsPanel({ labels, versions, busy, onSet, onRemove, protectedLabels = new Set(['production']) }: LabelsPanelProps) {
+  const { lacking } = useScopes();
+  /** Why this key may not move or remove `label`; undefined when it may. */
+  const whyNot = (label: string) => lacking('labels:write') ?? (protectedLabels.has(label) ? lacking('labels:protected') : undefined);
   const newest = versions.at(-1)?.version ?? 1;
   const [moves, setMoves] = useState<Record<string, number>>({});
   const [name, setName] = useState('');
@@ -43,18 +49,20 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove }: LabelsP
       <ul class="label-list">
         {entries.map(([label, version]) => {
           const chosen = moves[label] ?? version;
+          const denied = whyNot(label);
           return (
             <li key={label}>
               <label for={`label-${label}`}>
                 <strong>{label}</strong> → version {version}; move to
               </label>{' '}
               <VersionSelect id={`label-${label}`} value={chosen} versions={versions} onChange={(v) => setMoves({ ...moves, [label]: v })} />{' '}
-              <button type="button" disabled={busy || chosen === version} onClick={() => onSet(label, chosen)}>
+              <button type="button" disabled={busy || chosen === version || denied !== undefined} title={denied} onClick={() => onSet(label, chosen)}>
                 Move {label}
               </button>{' '}
-              <button type="button" class="secondary" disabled={busy} onClick={() => onRemove(label)}>
+              <button type="button" class="secondary" disabled={busy || denied !== undefined} title={denied} onClick={() => onRemove(label)}>
                 Remove {label}
               </button>
+              {denied && <span class="hint"> {protectedLabels.has(label) ? `${label} is protected. ` : ''}{denied}</span>}
             </li>
           );
         })}
@@ -67,6 +75,8 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove }: LabelsP
           const label = name.trim();
           if (!LABEL_SHAPE.test(label)) return setProblem('A label is 1-40 lowercase letters, digits or "-".');
           if (label === 'latest') return setProblem('"latest" always means the newest version; choose another name.');
+          const denied = whyNot(label);
+          if (denied) return setProblem(`${protectedLabels.has(label) ? `${label} is protected. ` : ''}${denied}`);
           setProblem(undefined);
           setName('');
           onSet(label, target);
@@ -80,7 +90,7 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove }: LabelsP
           <label for="new-label-version">Points at</label>
           <VersionSelect id="new-label-version" value={target} versions={versions} onChange={setTarget} />
         </div>
-        <button type="submit" disabled={busy}>
+        <button type="submit" disabled={busy || lacking('labels:write') !== undefined} title={lacking('labels:write')}>
           Set label
         </button>
       </form>

@@ -8,6 +8,7 @@ import { DiffLegend, RefineFailure, Spend, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { MarkedRefined, RuleViolations } from './rule-violations.js';
 import { type RefineResult, runRefine } from './run-refine.js';
+import { useScopes } from '../scopes.js';
 
 interface PreviewPanelProps {
   api: StudioApi;
@@ -22,6 +23,7 @@ interface PreviewPanelProps {
 
 export function PreviewPanel({ api, persona, dirty, settings, providers, onSettings }: PreviewPanelProps) {
   const [running, setRunning] = useState(false);
+  const cannotRefine = useScopes().lacking('refine');
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<RefineResult | undefined>(undefined);
   const [stream, setStream] = useState(false);
@@ -74,9 +76,10 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
           <label for="preview-stream">Stream the answer as it is written (no repair call)</label>
         </div>
         <div class="actions">
-          <button type="submit" disabled={running}>
+          <button type="submit" disabled={running || cannotRefine !== undefined} title={cannotRefine}>
             {running ? 'Refining…' : 'Refine'}
           </button>
+          {cannotRefine && <span class="hint">{cannotRefine}</span>}
           {running && stream && (
             <button type="button" onClick={() => stopper.current?.abort()}>
               Stop

@@ -8,6 +8,7 @@ import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
 import { historyHref } from '../routing.js';
+import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
 import { Dialog } from './dialog.js';
 import { downloadText } from './download.js';
@@ -29,6 +30,7 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
   const [mode, setMode] = useState<'form' | 'json'>('form');
   const [jsonProblem, setJsonProblem] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const cannotWrite = useScopes().lacking('personas:write');
   const heading = useRef<HTMLHeadingElement>(null);
   const nameInput = useRef<HTMLInputElement>(null);
   // A new persona starts at its name; an existing one at its heading, so the page reads from the top.
@@ -101,9 +103,10 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
           </p>
         )}
         <div class="actions sticky-actions">
-          <button type="submit" disabled={editing.saving || jsonProblem !== undefined}>
+          <button type="submit" disabled={editing.saving || jsonProblem !== undefined || cannotWrite !== undefined} title={cannotWrite}>
             {editing.saving ? 'Saving…' : 'Save'}
           </button>
+          {cannotWrite && <span class="hint">{cannotWrite} Saving and deleting are off.</span>}
           {jsonProblem && <span class="hint">Fix the JSON to save.</span>}
           {!jsonProblem && editing.dirty && <span class="hint">Unsaved changes</span>}
           {loaded && (
@@ -118,7 +121,7 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
               <a class="button secondary" href={historyHref(loaded.persona.id)}>
                 History
               </a>
-              <button type="button" class="danger" onClick={() => setConfirmingDelete(true)}>
+              <button type="button" class="danger" disabled={cannotWrite !== undefined} title={cannotWrite} onClick={() => setConfirmingDelete(true)}>
                 Delete
               </button>
             </>

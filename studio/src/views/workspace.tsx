@@ -12,7 +12,9 @@ import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
 import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
-import { COMPARE_HREF, HOME_HREF, navigate, personaHref, useRoute } from '../routing.js';
+import { COMPARE_HREF, HOME_HREF, KEYS_HREF, navigate, personaHref, useRoute } from '../routing.js';
+import { ScopesContext } from '../scopes.js';
+import { KeysView } from './keys-view.js';
 import { downloadText } from './download.js';
 import { Home } from './home.js';
 import { ImportDialog } from './import-dialog.js';
@@ -50,14 +52,29 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   // The persona editor's saved persona and whether it has unsaved changes, for the preview beside it.
   const [editorState, setEditorState] = useState<EditorState | undefined>(undefined);
   const main = useRef<HTMLElement>(null);
+  // What the key may do, so the views disable what it may not (src/scopes.ts); unknown until answered.
+  const [granted, setGranted] = useState<readonly string[] | undefined>(undefined);
+  useEffect(() => {
+    api.currentKey().then(
+      (key) => {
+        setGranted(key.scopes);
+        // Listing providers needs `refine`; a key without it refines nothing, so it is not asked.
+        if (key.scopes.includes('*') || key.scopes.includes('refine')) void loadProviders();
+        else setProviders([]);
+      },
+      () => {
+        setGranted(undefined);
+        void loadProviders();
+      },
+    );
+  }, []);
 
   const reloadPersonas = () => api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
-  useEffect(() => {
+  const loadProviders = () =>
     api.providers().then(setProviders, () => {
       setProviders([]);
       setNotice('Could not load the list of providers; type a provider id under “Other…”, or reload the page.');
     });
-  }, []);
   // Personas also change through the API and the CLI, so the list is re-read whenever the view
   // changes; the first view uses the list that signing in just fetched.
   const listedAtSignIn = useRef(initialPersonas !== undefined);
@@ -82,7 +99,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   const currentId = route.view === 'persona' || route.view === 'history' ? route.id : undefined;
 
   return (
-    <>
+    <ScopesContext.Provider value={{ granted }}>
       <a
         class="skip-link"
         href="#main"
@@ -102,6 +119,9 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
           </a>
           <a href={COMPARE_HREF} aria-current={route.view === 'compare' ? 'page' : undefined}>
             Compare
+          </a>
+          <a href={KEYS_HREF} aria-current={route.view === 'keys' ? 'page' : undefined}>
+            Keys
           </a>
         </nav>
         <button type="button" class="secondary" onClick={onSignOut}>
@@ -131,6 +151,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
           )}
           {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
           {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
+          {route.view === 'keys' && <KeysView api={api} />}
         </main>
       </div>
       {importing && (
@@ -142,6 +163,6 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
           }}
         />
       )}
-    </>
+    </ScopesContext.Provider>
   );
 }

@@ -1,0 +1,257 @@
+/**
+ * The account's API keys: create one with scopes and limits (its secret shown once, with a copy
+ * button), rotate (a new secret shown once; the old one works for the grace chosen), revoke.
+ * A key without `keys:admin` sees why instead of a failing request.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { asSentence } from '../api/api-error.js';
+import type { StudioApi } from '../api/client.js';
+import type { ApiKey, CreateKeyInput, IssuedApiKey } from '../api/types.js';
+import { SCOPE_NAMES, useScopes } from '../scopes.js';
+import { Dialog } from './dialog.js';
+
+const SCOPE_HINTS: Record<string, string> = {
+  'personas:read': 'read personas, versions, labels',
+  'personas:write': 'create, edit, delete, restore personas',
+  'labels:write': 'move and remove labels',
+  'labels:protected': 'move protected labels (production)',
+  refine: 'refine and check text',
+  evals: 'run evaluations',
+  'usage:read': 'read usage',
+  'audit:read': 'read the audit trail',
+  'keys:admin': 'manage keys',
+};
+
+const limitsText = (limits: ApiKey['limits']) =>
+  [limits.tokensPerDay === null ? '' : `${limits.tokensPerDay} tokens a day`, limits.refinesPerMinute === null ? '' : `${limits.refinesPerMinute} refines a minute`]
+    .filter((s) => s !== '')
+    .join(', ') || 'No limits';
+
+const problemOf = (error: unknown) => asSentence(error instanceof Error ? error.message : String(error));
+
+/** Shown once: the studio keeps no copy. */
+function SecretOnce({ issued, what, onDone }: { issued: IssuedApiKey; what: string; onDone(): void }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Dialog
+      title={`${what}: copy the secret now`}
+      onCancel={onDone}
+      actions={
+        <>
+          <button
+            type="button"
+            onClick={() =>
+              void navigator.clipboard.writeText(issued.secret).then(
+                () => setCopied(true),
+                () => setCopied(false),
+              )
+            }
+          >
+            Copy secret
+          </button>
+          <button type="button" class="secondary" autofocus onClick={onDone}>
+            Done
+          </button>
+        </>
+      }
+    >
+      <p>
+        This is the only time the secret of <strong>{issued.name}</strong> is shown; the service keeps only its hash.
+      </p>
+      <p>
+        <code class="secret" data-testid="key-secret">
+          {issued.secret}
+        </code>
+      </p>
+      <p role="status">{copied ? 'Copied.' : ''}</p>
+    </Dialog>
+  );
+}
+
+export function KeysView({ api }: { api: StudioApi }) {
+  const { can, lacking, granted } = useScopes();
+  const [keys, setKeys] = useState<ApiKey[] | undefined>(undefined);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [notice, setNotice] = useState<string | undefined>(undefined);
+  const [issued, setIssued] = useState<{ key: IssuedApiKey; what: string } | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [name, setName] = useState('');
+  const [scopes, setScopes] = useState<string[]>(['refine']);
+  const [tokensPerDay, setTokensPerDay] = useState('');
+  const [refinesPerMinute, setRefinesPerMinute] = useState('');
+  const [expiresAt, setExpiresAt] = useState('');
+  const [grace, setGrace] = useState('0');
+  const mayAdmin = can('keys:admin');
+
+  const reload = () => api.listKeys().then(setKeys, (error: unknown) => setProblem(problemOf(error)));
+  useEffect(() => {
+    if (mayAdmin) void reload();
+  }, [mayAdmin]);
+
+  const act = async (work: () => Promise<string | undefined>) => {
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      setNotice(await work());
+      await reload();
+    } catch (error) {
+      setProblem(problemOf(error));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  if (!mayAdmin) {
+    return (
+      <section aria-labelledby="keys-heading">
+        <h2 id="keys-heading">API keys</h2>
+        <p class="notice">{lacking('keys:admin')} Ask someone with a key that has it to create or revoke keys.</p>
+      </section>
+    );
+  }
+  /** A key may only hand out the scopes it has. */
+  const grantable = (scope: string) => granted === undefined || granted.includes('*') || granted.includes(scope);
+
+  return (
+    <section aria-labelledby="keys-heading" class="keys">
+      <h2 id="keys-heading">API keys</h2>
+      <p role="status" class={notice ? 'notice' : 'visually-hidden'}>
+        {notice}
+      </p>
+      {problem && (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+      {keys === undefined ? (
+        <p role="status">Loading…</p>
+      ) : (
+        <table class="keys-table">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Key</th>
+              <th scope="col">Scopes</th>
+              <th scope="col">Limits</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {keys.map((key) => (
+              <tr key={key.id}>
+                <td>{key.name || '(unnamed)'}</td>
+                <td>
+                  <code>{key.prefix}…</code>
+                  {key.previousSecretExpiresAt && <div class="hint">old secret works until {key.previousSecretExpiresAt}</div>}
+                </td>
+                <td>{key.scopes.join(', ')}</td>
+                <td>{limitsText(key.limits)}</td>
+                <td>{key.expiresAt ?? 'Never'}</td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() =>
+                      void act(async () => {
+                        const rotated = await api.rotateKey(key.id, Number(grace) || 0);
+                        setIssued({ key: rotated, what: 'Key rotated' });
+                        return `${key.name || key.id} has a new secret.`;
+                      })
+                    }
+                  >
+                    Rotate {key.name}
+                  </button>{' '}
+                  <button
+                    type="button"
+                    class="danger"
+                    disabled={busy}
+                    onClick={() =>
+                      void act(async () => {
+                        await api.revokeKey(key.id);
+                        return `${key.name || key.id} is revoked; it stops working within 5 seconds.`;
+                      })
+                    }
+                  >
+                    Revoke {key.name}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <div class="field">
+        <label for="rotate-grace">When rotating, the old secret keeps working for (seconds, 0–86400)</label>
+        <input id="rotate-grace" type="number" min="0" max="86400" value={grace} onInput={(event) => setGrace(event.currentTarget.value)} />
+      </div>
+
+      <form
+        noValidate
+        class="key-form"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (name.trim() === '') return setProblem('Give the key a name.');
+          if (scopes.length === 0) return setProblem('Choose at least one scope.');
+          const input: CreateKeyInput = { name: name.trim(), scopes: scopes as CreateKeyInput['scopes'] };
+          const limits: NonNullable<CreateKeyInput['limits']> = {};
+          if (tokensPerDay !== '') limits.tokensPerDay = Number(tokensPerDay);
+          if (refinesPerMinute !== '') limits.refinesPerMinute = Number(refinesPerMinute);
+          if (Object.keys(limits).length > 0) input.limits = limits;
+          if (expiresAt !== '') input.expiresAt = new Date(expiresAt).toISOString();
+          void act(async () => {
+            const created = await api.createKey(input);
+            setIssued({ key: created, what: 'Key created' });
+            setName('');
+            return `${created.name} created.`;
+          });
+        }}
+      >
+        <h3>New key</h3>
+        <div class="field">
+          <label for="key-name">Name</label>
+          <input id="key-name" value={name} placeholder="blog app" onInput={(event) => setName(event.currentTarget.value)} />
+        </div>
+        <fieldset class="group">
+          <legend>Scopes</legend>
+          {SCOPE_NAMES.map((scope) => {
+            const why = grantable(scope) ? undefined : `Your key lacks “${scope}”, so it cannot grant it.`;
+            return (
+              <div class="field checkbox" key={scope}>
+                <input
+                  id={`scope-${scope}`}
+                  type="checkbox"
+                  disabled={why !== undefined}
+                  checked={scopes.includes(scope)}
+                  onChange={(event) =>
+                    setScopes(event.currentTarget.checked ? [...scopes, scope] : scopes.filter((s) => s !== scope))
+                  }
+                />
+                <label for={`scope-${scope}`} title={why}>
+                  <code>{scope}</code>: {SCOPE_HINTS[scope]}
+                  {why && <span class="hint"> ({why})</span>}
+                </label>
+              </div>
+            );
+          })}
+        </fieldset>
+        <div class="field">
+          <label for="key-tokens">Tokens a day (UTC, input + output; empty for no budget)</label>
+          <input id="key-tokens" type="number" min="1" value={tokensPerDay} onInput={(event) => setTokensPerDay(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="key-refines">Refines a minute (empty for no limit)</label>
+          <input id="key-refines" type="number" min="1" value={refinesPerMinute} onInput={(event) => setRefinesPerMinute(event.currentTarget.value)} />
+        </div>
+        <div class="field">
+          <label for="key-expires">Expires (empty for never)</label>
+          <input id="key-expires" type="datetime-local" value={expiresAt} onInput={(event) => setExpiresAt(event.currentTarget.value)} />
+        </div>
+        <button type="submit" disabled={busy}>
+          Create key
+        </button>
+      </form>
+      {issued && <SecretOnce issued={issued.key} what={issued.what} onDone={() => setIssued(undefined)} />}
+    </section>
+  );
+}
