@@ -55,7 +55,7 @@ import { refineRoutes } from './routes/refine.js';
 import { studioRoutes } from './routes/studio.js';
 import { AuditEvent } from './schemas/audit.js';
 import { ErrorBody } from './schemas/common.js';
-import { Persona, PersonaAttributes } from './schemas/persona.js';
+import { Persona, PersonaAttributes, StoredPersonaAttributes } from './schemas/persona.js';
 import { PersonaVersion } from './schemas/persona-history.js';
 import { StreamDelta, StreamDone } from './schemas/refine.js';
 import { AccountRepository } from './storage/account-repository.js';
@@ -191,6 +191,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   installSlowReaderTimeout(app, config.slowReaderTimeoutMs, metrics);
   app.addSchema(ErrorBody);
   app.addSchema(PersonaAttributes);
+  app.addSchema(StoredPersonaAttributes);
   app.addSchema(Persona);
   app.addSchema(PersonaVersion);
   app.addSchema(AuditEvent);

@@ -54,14 +54,6 @@ function toVersionRecord(row: PersonaVersionRow): VersionRecord {
   return { version: row.version, name: row.name, attributesJson: row.attributes, createdAt: row.created_at, createdBy: row.created_by };
 }
 
-/** The PersonaVersion body, splicing the stored attributes JSON in rather than re-serializing it. */
-export function versionJson(record: VersionRecord): string {
-  return (
-    `{"version":${record.version},"name":${JSON.stringify(record.name)},"attributes":${record.attributesJson},` +
-    `"createdAt":${JSON.stringify(record.createdAt)},"createdBy":${JSON.stringify(record.createdBy)}}`
-  );
-}
-
 const versionNotFound = (id: string, version: number) => notFound(`version ${version} of persona "${id}" not found`);
 const labelNotFound = (id: string, label: string) => notFound(`label "${label}" of persona "${id}" not found`);
 

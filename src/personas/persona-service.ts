@@ -1,6 +1,7 @@
 /**
  * The persona use cases. Rows stay rows until the edge: attributes are kept as
- * the JSON text that was stored, so reads never re-parse and re-serialize them.
+ * the JSON text that was stored; the HTTP edge parses it for the response schema
+ * (docs/http-contract.md, "Response bodies").
  */
 import { notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
@@ -151,9 +152,4 @@ export class PersonaService {
     if (outcome.status === 'not_found') throw personaNotFound(id);
     if (outcome.status === 'version_mismatch') throw mismatch();
   }
-}
-
-/** The Persona body, built from stored JSON text rather than re-serializing the attributes. */
-export function personaJson(record: PersonaRecord): string {
-  return `{"id":${JSON.stringify(record.id)},"name":${JSON.stringify(record.name)},"attributes":${record.attributesJson}}`;
 }

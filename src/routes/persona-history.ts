@@ -3,12 +3,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { actorOf, requestHas } from '../http/auth.js';
 import type { LabelPolicies } from '../personas/label-policies.js';
-import { type PersonaHistory, versionJson } from '../personas/persona-history.js';
+import type { PersonaHistory, VersionRecord } from '../personas/persona-history.js';
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
-import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
-import { JSON_TYPE, sendPersona } from './personas.js';
+import { LabelParams, ListVersionsQuery, PersonaLabels, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
+import { sendPersona } from './personas.js';
+
+/** A version as its response schema serializes it; its stored attributes text parsed back (docs/http-contract.md, "Response bodies"). */
+const versionBody = (record: VersionRecord): PersonaVersion => ({
+  version: record.version,
+  name: record.name,
+  attributes: JSON.parse(record.attributesJson) as Record<string, unknown>,
+  createdAt: record.createdAt,
+  createdBy: record.createdBy,
+});
 
 const security = [{ bearerAuth: [] }];
 const tags = ['versions'];
@@ -39,7 +48,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       if (page.nextCursor !== undefined) {
         reply.header('link', `</v1/personas/${encodeURIComponent(id)}/versions?limit=${page.limit}&cursor=${page.nextCursor}>; rel="next"`);
       }
-      return reply.type(JSON_TYPE).send(`[${page.versions.map(versionJson).join(',')}]`);
+      return page.versions.map(versionBody);
     },
   });
 
@@ -52,10 +61,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       params: VersionParams,
       response: { 200: { description: 'The version', ...Type.Ref('PersonaVersion') }, ...commonErrors, ...notFoundError },
     },
-    handler: async (request, reply) => {
-      const record = await history.getVersion(request.principal.accountId, request.params.id, request.params.version);
-      return reply.type(JSON_TYPE).send(versionJson(record));
-    },
+    handler: async (request) => versionBody(await history.getVersion(request.principal.accountId, request.params.id, request.params.version)),
   });
 
   app.post('/personas/:id/versions/:version/restore', {

@@ -2,11 +2,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
-import { type PersonaRecord, type PersonaService, personaJson } from '../personas/persona-service.js';
+import type { PersonaRecord, PersonaService } from '../personas/persona-service.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import {
   CreatePersonaBody,
   ListPersonasQuery,
+  type Persona,
   PersonaList,
   PersonaParams,
   UpdatePersonaBody,
@@ -19,12 +20,25 @@ export const JSON_TYPE = 'application/json; charset=utf-8';
 const personaRef = Type.Ref('Persona');
 const security = [{ bearerAuth: [] }];
 
+/**
+ * A persona as its response schema serializes it. The stored attributes text is parsed back:
+ * it was written by JSON.stringify, so serializing the parsed object gives the same text
+ * (docs/http-contract.md, "Response bodies").
+ */
+export function personaBody(record: PersonaRecord): Persona {
+  return { id: record.id, name: record.name, attributes: JSON.parse(record.attributesJson) as Record<string, unknown> };
+}
+
+/**
+ * The one body written by hand: the unpaged list, streamed batch by batch. The stored
+ * attributes text is spliced in as stored (docs/http-contract.md, "Response bodies").
+ */
+function personaJson(record: PersonaRecord): string {
+  return `{"id":${JSON.stringify(record.id)},"name":${JSON.stringify(record.name)},"attributes":${record.attributesJson}}`;
+}
+
 export function sendPersona(reply: FastifyReply, record: PersonaRecord): FastifyReply {
-  return reply
-    .header('etag', record.etag)
-    .header('last-modified', record.updatedAt.toUTCString())
-    .type(JSON_TYPE)
-    .send(personaJson(record));
+  return reply.header('etag', record.etag).header('last-modified', record.updatedAt.toUTCString()).send(personaBody(record));
 }
 
 async function* jsonArray(first: PersonaRecord[], rest: AsyncGenerator<PersonaRecord[]>): AsyncGenerator<string> {
@@ -70,15 +84,16 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       const { limit, cursor } = request.query;
       if (limit === undefined && cursor === undefined) {
         const { first, rest } = await personas.all(request.principal.accountId);
+        if (rest === undefined) return first.map(personaBody);
         // Written batch by batch as the client reads (a stream respects backpressure), never held whole.
-        return reply.type(JSON_TYPE).send(rest === undefined ? `[${first.map(personaJson).join(',')}]` : Readable.from(jsonArray(first, rest), { objectMode: false }));
+        return reply.type(JSON_TYPE).send(Readable.from(jsonArray(first, rest), { objectMode: false }));
       }
       const page = await personas.list(request.principal.accountId, { limit, cursor });
       if (page.nextCursor !== undefined) {
         const next = `/v1/personas?limit=${page.limit}&cursor=${encodeURIComponent(page.nextCursor)}`;
         reply.header('link', `<${next}>; rel="next"`);
       }
-      return reply.type(JSON_TYPE).send(`[${page.personas.map(personaJson).join(',')}]`);
+      return page.personas.map(personaBody);
     },
   });
 

@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_MAX } from '../personas/etag.js';
 import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels as DomainLabels } from '../personas/labels.js';
 import type { Assignable } from './common.js';
-import { attributesRef } from './persona.js';
+import { storedAttributesRef } from './persona.js';
 
 export { LABEL_MAX_LENGTH, LATEST_LABEL };
 const LABEL_RULE = `lowercase letters, digits and "-", 1-${LABEL_MAX_LENGTH} characters; "${LATEST_LABEL}" always means the newest version`;
@@ -11,7 +11,7 @@ export const PersonaVersion = Type.Object(
   {
     version: Type.Integer({ minimum: 1, description: 'The number the persona\'s ETag carried when this version was current' }),
     name: Type.String(),
-    attributes: attributesRef,
+    attributes: storedAttributesRef,
     createdAt: Type.String({ format: 'date-time', description: 'When this version was made' }),
     createdBy: Type.Union([Type.String(), Type.Null()], {
       description: 'Id of the API key that made it (never the key); null for versions recorded before history was kept',

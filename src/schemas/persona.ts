@@ -35,6 +35,20 @@ export const PersonaAttributes = Type.Unsafe<Record<string, unknown>>({
 /** Where a schema uses the attributes: one shared component in OpenAPI and in the SDK's types. */
 export const attributesRef = Type.Unsafe<Record<string, unknown>>(Type.Ref('PersonaAttributes'));
 
+/**
+ * The attributes a persona or version is answered with: what was stored, verbatim. A persona
+ * stored before shapes were checked may hold a well-known key of another shape, so a read
+ * promises an object, not the shapes (docs/http-contract.md, "Response bodies").
+ */
+export const StoredPersonaAttributes = Type.Unsafe<Record<string, unknown>>({
+  $id: 'StoredPersonaAttributes',
+  anyOf: [Type.Ref('PersonaAttributes'), { type: 'object', additionalProperties: true }],
+  description:
+    'The attributes exactly as stored. Written since shapes were checked, each well-known key has one of its shapes (PersonaAttributes); ' +
+    'a persona stored before then may hold another value there, which the prompt and the rules ignore and POST /v1/check warns about.',
+});
+export const storedAttributesRef = Type.Unsafe<Record<string, unknown>>(Type.Ref('StoredPersonaAttributes'));
+
 export const PersonaName = Type.String({
   description: `Display name; surrounding whitespace is trimmed; 1-${NAME_MAX_LENGTH} characters`,
 });
@@ -43,7 +57,7 @@ export const Persona = Type.Object(
   {
     id: Type.String({ description: 'Opaque, time-ordered identifier' }),
     name: Type.String(),
-    attributes: attributesRef,
+    attributes: storedAttributesRef,
   },
   { $id: 'Persona', additionalProperties: false },
 );

@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
+import { checkResponseBody, ResponseBodyCheck } from './response-bodies.js';
 import { sqliteTarget, type StorageTarget } from './storage-targets.js';
 
 // Distinctive throughout, so a test can look for any 6-character fragment of it.
@@ -25,7 +26,10 @@ export interface TestServer {
   storage: Storage;
   config: Config;
   logs: string[];
-  /** Authenticated fetch against the server with JSON defaults. */
+  /**
+   * Authenticated fetch against the server with JSON defaults. A 2xx JSON body is checked
+   * against the OpenAPI document's response schema for its route first (test/helpers/response-bodies.ts).
+   */
   request(path: string, init?: RequestInit & { json?: unknown; key?: string | null }): Promise<TestResponse>;
   createAccount(name: string): Promise<string>;
   close(): Promise<void>;
@@ -66,6 +70,9 @@ export async function startTestServer(
   await accounts.bootstrap(config.bootstrapApiKey);
   options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  let bodies: Promise<ResponseBodyCheck> | undefined;
+  const responseBodies = () =>
+    (bodies ??= fetch(`${url}/v1/openapi.json`).then(async (res) => new ResponseBodyCheck((await res.json()) as object)));
 
   return {
     url,
@@ -75,12 +82,14 @@ export async function startTestServer(
     storage,
     config,
     logs,
-    request(path, init = {}) {
+    async request(path, init = {}) {
       const { json, key = TEST_KEY, headers, ...rest } = init;
       const merged = new Headers(headers);
       if (key !== null && !merged.has('authorization')) merged.set('authorization', `Bearer ${key}`);
       if (json !== undefined && !merged.has('content-type')) merged.set('content-type', 'application/json');
-      return fetch(url + path, { ...rest, headers: merged, body: json === undefined ? rest.body : JSON.stringify(json) });
+      const response = await fetch(url + path, { ...rest, headers: merged, body: json === undefined ? rest.body : JSON.stringify(json) });
+      await checkResponseBody(responseBodies, rest.method ?? 'GET', path, response);
+      return response;
     },
     async createAccount(name) {
       return (await accounts.createAccount(name)).key;

@@ -47,6 +47,22 @@ describe.each(storageTargets)('persona endpoints on $engine', (target) => {
     expect(Object.keys(JSON.parse(text).attributes)).toEqual(['zeta', 'alpha', 'emptyObj', 'emptyArr', 'big', 'neg', 'esc']);
   });
 
+  it('returns attributes verbatim through the response schema: well-known keys keep their place, escapes and unicode too', async () => {
+    // The schema declares the well-known keys (tone, signOff…); serializing through it must not move them first.
+    const raw =
+      '{"name":"Order","attributes":{"zeta":{"tone":"nested"},"tone":["warm"],"10":"ten","2":"two","custom":"\\u2028 \u2028 \\ud800 \\u0007 😀","signOff":"Cheers,\\nAcme","maxWords":120,"x":1e21}}';
+    const res = await server.request('/v1/personas', { method: 'POST', body: raw, headers: { 'content-type': 'application/json' } });
+    const created = await res.json();
+    expect(res.status, JSON.stringify(created)).toBe(201);
+    const expected = JSON.stringify(JSON.parse(raw).attributes);
+    for (const path of [`/v1/personas/${created.id}`, `/v1/personas/${created.id}/versions/1`]) {
+      const text = await (await server.request(path)).text();
+      expect(text.slice(text.indexOf('"attributes":') + 13, text.indexOf('"attributes":') + 13 + expected.length)).toBe(expected);
+    }
+    const listed = await (await server.request('/v1/personas?limit=1000')).text();
+    expect(listed).toContain(`"attributes":${expected}`);
+  });
+
   it('gets one persona with ETag and Last-Modified', async () => {
     const created = await (await create({ name: 'Getter', attributes: { a: 1 } })).json();
     const res = await server.request(`/v1/personas/${created.id}`);

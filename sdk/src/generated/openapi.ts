@@ -3424,17 +3424,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description The attributes exactly as stored. Written since shapes were checked, each well-known key has one of its shapes (PersonaAttributes); a persona stored before then may hold another value there, which the prompt and the rules ignore and POST /v1/check warns about. */
+        StoredPersonaAttributes: components["schemas"]["PersonaAttributes"] | {
+            [key: string]: unknown;
+        };
         Persona: {
             /** @description Opaque, time-ordered identifier */
             id: string;
             name: string;
-            attributes: components["schemas"]["PersonaAttributes"];
+            attributes: components["schemas"]["StoredPersonaAttributes"];
         };
         PersonaVersion: {
             /** @description The number the persona's ETag carried when this version was current */
             version: number;
             name: string;
-            attributes: components["schemas"]["PersonaAttributes"];
+            attributes: components["schemas"]["StoredPersonaAttributes"];
             /**
              * Format: date-time
              * @description When this version was made
