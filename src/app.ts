@@ -133,7 +133,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const rateLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, config.rateLimitPerMinute, memoryLimiter, (message) => app.log.warn(message))
     : memoryLimiter;
-  // Per-key budgets (docs/security.md, "Budgets"): shared through Redis like the rate limit.
+  // Per-key budgets (docs/keys-and-scopes.md, "Budgets"): shared through Redis like the rate limit.
   const refineLimiter: RateLimiter = redis
     ? new RedisRateLimiter(redis, 0, new MemoryRateLimiter(0), (message) => app.log.warn(message))
     : new MemoryRateLimiter(0);

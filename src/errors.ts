@@ -106,7 +106,7 @@ export const unauthorized = (message: string) =>
     headers: { 'www-authenticate': 'Bearer realm="persona-refine"' },
   });
 
-/** The key is valid but lacks a scope (docs/security.md, "Scopes"). */
+/** The key is valid but lacks a scope (docs/keys-and-scopes.md, "Scopes"). */
 export const lacksScope = (scope: string) => new DomainError('forbidden', `this key lacks the scope "${scope}"`);
 
 export const preconditionFailed = (message: string) => new DomainError('precondition_failed', message);

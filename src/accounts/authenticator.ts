@@ -8,7 +8,7 @@ import type { AccountRepository, ActiveKey } from '../storage/account-repository
 import { hashApiKey } from './api-key.js';
 import { parseScopes, type ScopeGrant } from './scopes.js';
 
-/** Per-key budgets (docs/security.md, "Budgets"); null when the key has none. */
+/** Per-key budgets (docs/keys-and-scopes.md, "Budgets"); null when the key has none. */
 export interface KeyLimits {
   tokensPerDay: number | null;
   refinesPerMinute: number | null;

@@ -1,5 +1,5 @@
 /**
- * Keys managed over HTTP by a key with `keys:admin` (docs/security.md, "Keys over HTTP").
+ * Keys managed over HTTP by a key with `keys:admin` (docs/keys-and-scopes.md, "Keys over HTTP").
  * A secret exists outside the caller's hands only in the creation and rotation answers.
  */
 import { DomainError, invalidRequest, lacksScope, notFound } from '../errors.js';

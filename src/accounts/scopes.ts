@@ -1,5 +1,5 @@
 /**
- * What a key may do (docs/security.md, "Scopes"). Every authenticated route
+ * What a key may do (docs/keys-and-scopes.md, "Scopes"). Every authenticated route
  * declares the one scope it needs in its route config (`config: { scope }`);
  * `*` grants them all.
  */

@@ -1,6 +1,6 @@
 /**
  * Bearer authentication for every /v1 route not marked `config: { public: true }`,
- * and the scope each of them declares in `config: { scope }` (docs/security.md, "Scopes").
+ * and the scope each of them declares in `config: { scope }` (docs/keys-and-scopes.md, "Scopes").
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../accounts/authenticator.js';

@@ -1,6 +1,6 @@
 /**
  * Per-key budgets on the routes marked `config: { budgeted: true }` (POST /v1/refine):
- * `refinesPerMinute` and `tokensPerDay` (docs/security.md, "Budgets"). Admission
+ * `refinesPerMinute` and `tokensPerDay` (docs/keys-and-scopes.md, "Budgets"). Admission
  * happens before the handler; what the refine spent is settled when its answer is
  * sent (a stream: when it ends). The refine pipeline knows nothing of keys: its
  * usage reaches the key through src/usage/request-usage.ts.
@@ -25,7 +25,7 @@ declare module 'fastify' {
 }
 
 export const BUDGET_HEADER = 'x-budget-tokens-remaining';
-/** How long a refine waits for refines in flight to settle before a 429 (docs/security.md, "Budgets"). */
+/** How long a refine waits for refines in flight to settle before a 429 (docs/keys-and-scopes.md, "Budgets"). */
 export const BUDGET_WAIT_MS = 10_000;
 
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);

@@ -1,5 +1,5 @@
 /**
- * Per-key daily token budgets (docs/security.md, "Budgets"), shared by every
+ * Per-key daily token budgets (docs/keys-and-scopes.md, "Budgets"), shared by every
  * instance through Redis when configured, else in this process.
  *
  * A refine is admitted with a reservation and settled with what it spent. To

@@ -1,5 +1,5 @@
 /**
- * Label policies (docs/http-contract.md, "Label policies"): a protected label
+ * Label policies (docs/keys-and-scopes.md, "Protected labels"): a protected label
  * can be moved or removed only by a key with `labels:protected`. `production`
  * is protected unless its policy says otherwise. The evaluation thresholds
  * (minScore, minPassRate, maxAgeDays) are stored and answered but not enforced

@@ -3,7 +3,7 @@ import { SCOPE_GRANTS } from '../accounts/scopes.js';
 
 export const ScopeName = Type.Union(
   SCOPE_GRANTS.map((scope) => Type.Literal(scope)),
-  { description: 'A scope (docs/security.md): `*` grants every scope' },
+  { description: 'A scope (docs/keys-and-scopes.md): `*` grants every scope' },
 );
 
 export const KeyLimits = Type.Object(

@@ -2,7 +2,7 @@
  * Which API key a refine's usage belongs to, and who wants to hear about its
  * tokens (the key's token budget), without the refine pipeline knowing keys:
  * the HTTP layer runs the handler inside this context and the usage recorder
- * reads it when it counts (docs/security.md, "Budgets").
+ * reads it when it counts (docs/keys-and-scopes.md, "Budgets").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
