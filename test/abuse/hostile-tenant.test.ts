@@ -206,10 +206,14 @@ describe.each(storageTargets)('a hostile tenant on $engine', (target) => {
       expect((await res.json()).message).toMatch(/^provider "mistral"/);
     });
 
-    it('an answer of 150,000 printf-style placeholders is refined, not a stack overflow', async () => {
-      f.fake.enqueue({ mode: 'ok', reply: '%s '.repeat(150_000) });
-      const res = await refine({ content: 'Keep %s and %d.' });
+    it('an answer of 400,000 printf-style placeholders is refined and checked, not a stack overflow', async () => {
+      const { id } = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Words', attributes: { vocabulary: { customers: 'members' } } } })).json();
+      const reply = '%s '.repeat(400_000);
+      f.fake.enqueue({ mode: 'ok', reply });
+      const res = await refine({ personaId: id, content: 'Keep %s and %d.' });
       expect(res.status).toBe(200);
+      const check = await f.server.request('/v1/check', { method: 'POST', json: { personaId: id, content: '%s '.repeat(30_000), original: 'Keep %s.' } });
+      expect(check.status).toBe(200);
     });
 
     it("a provider's Retry-After: 1e300 is relayed as a whole number of seconds at most a day", async () => {
