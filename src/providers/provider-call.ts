@@ -4,6 +4,7 @@
  * enforced here, not by the provider, so a silent socket, a body that stalls after the
  * headers or a stream that stops mid-way still ends on time.
  */
+import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, providerError } from '../errors.js';
 import type { Attempt } from './attempt.js';
 
@@ -29,8 +30,8 @@ export interface CallScope {
   close(): void;
 }
 
-export function openCall(bounds: CallBounds): CallScope {
-  const started = Date.now();
+export function openCall(bounds: CallBounds, clock: Clock = systemClock): CallScope {
+  const started = clock.now();
   const controller = new AbortController();
   let abortedBy: 'deadline' | 'client' | undefined;
   const abort = (by: 'deadline' | 'client') => {
@@ -38,7 +39,7 @@ export function openCall(bounds: CallBounds): CallScope {
     controller.abort();
   };
   const onClientAbort = () => abort('client');
-  const timer = setTimeout(() => abort('deadline'), bounds.deadline - started);
+  const cancelTimer = clock.after(bounds.deadline - started, () => abort('deadline'));
   bounds.signal?.addEventListener('abort', onClientAbort, { once: true });
   if (bounds.signal?.aborted) abort('client');
   if (started >= bounds.deadline) abort('deadline');
@@ -55,7 +56,7 @@ export function openCall(bounds: CallBounds): CallScope {
           ),
     abort: () => abort('client'),
     close() {
-      clearTimeout(timer);
+      cancelTimer();
       bounds.signal?.removeEventListener('abort', onClientAbort);
     },
   };
@@ -69,20 +70,25 @@ const backoffMs = (retry: number) =>
   Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (retry - 1)) * (0.5 + Math.random() / 2);
 
 /** Resolves after `ms`, or at once when `signal` aborts (the loop then reads why). */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
-      clearTimeout(timer);
+      cancel();
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const cancel = clock.after(ms, done);
     signal.addEventListener('abort', done, { once: true });
   });
 }
 
 /** Attempts until one succeeds, a failure cannot pass, the retries run out or the scope stops. */
-export async function callWithRetries<T>(scope: CallScope, attempt: Attempt<T>, maxRetries: number): Promise<{ value: T; attempts: number }> {
+export async function callWithRetries<T>(
+  scope: CallScope,
+  attempt: Attempt<T>,
+  maxRetries: number,
+  clock: Clock = systemClock,
+): Promise<{ value: T; attempts: number }> {
   for (let attempts = 1; ; attempts++) {
     if (scope.signal.aborted) throw scope.stopped();
     let outcome;
@@ -96,7 +102,7 @@ export async function callWithRetries<T>(scope: CallScope, attempt: Attempt<T>, 
     if (!failure.retryable || attempts > maxRetries) throw failure.error;
     const wait = failure.retryAfterMs ?? backoffMs(attempts);
     // A wait that ends past the deadline cannot succeed: answer with what we know now.
-    if (Date.now() + wait >= scope.deadline) throw failure.error;
-    await pause(wait, scope.signal);
+    if (clock.now() + wait >= scope.deadline) throw failure.error;
+    await pause(wait, scope.signal, clock);
   }
 }

@@ -10,6 +10,7 @@ import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';
 import { tracedAttempt, tracedStreamedAttempt } from './attempt-span.js';
 import { noTracing, type Tracer } from '../tracing/tracer.js';
+import { type Clock, systemClock } from '../clock.js';
 import { type CallScope, callWithRetries, openCall } from './provider-call.js';
 import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
@@ -100,6 +101,8 @@ export interface ProviderRegistryOptions {
   maxRetries?: number;
   /** A span per attempt when tracing is on. */
   tracer?: Tracer;
+  /** Deadlines and retry waits; the system's by default. */
+  clock?: Clock;
 }
 
 interface ResolvedProvider {
@@ -162,6 +165,7 @@ export function createProviderRegistry(
   const maxRetries = options.maxRetries ?? 2;
   const transport = options.fetch ? fetchTransport(options.fetch) : pooledTransport;
   const tracer = options.tracer ?? noTracing;
+  const clock = options.clock ?? systemClock;
   const ids = [...providers.keys()];
 
   const lookup = (id: string): ResolvedProvider => {
@@ -185,10 +189,10 @@ export function createProviderRegistry(
    */
   const attempted = async <T>(id: string, call: ProviderCall, budget: ProviderBudget, kind: AttemptKind<T>) => {
     const { target, model } = targetFor(id, call);
-    const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs });
+    const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs }, clock);
     try {
       const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user }));
-      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, kind.usageOf) : attempt, budget.maxRetries ?? maxRetries);
+      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, kind.usageOf) : attempt, budget.maxRetries ?? maxRetries, clock);
       return { target, model, scope, value, attempts };
     } catch (error) {
       scope.close();
@@ -206,10 +210,10 @@ export function createProviderRegistry(
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
     async generate(id, call, budget) {
-      const started = Date.now();
+      const started = clock.now();
       const { model, scope, value, attempts } = await attempted(id, call, budget, ANSWERED);
       scope.close();
-      return { text: value.text, usage: value.usage, model, attempts, durationMs: Date.now() - started };
+      return { text: value.text, usage: value.usage, model, attempts, durationMs: clock.now() - started };
     },
   };
 }

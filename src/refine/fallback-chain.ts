@@ -9,6 +9,7 @@
  * unused share on. While a fallback remains, a provider is not retried: the
  * fallback is the retry.
  */
+import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, DomainError } from '../errors.js';
 import type { AttemptReport, ProviderBudget, ProviderCall } from '../providers/index.js';
 import { scrubSecret } from '../providers/secret-scrubber.js';
@@ -67,6 +68,7 @@ export async function firstAnswer<T>(
   links: ProviderLink[],
   call: ChainCall,
   contributions: ProviderUsage[],
+  clock: Clock = systemClock,
 ): Promise<{ value: T; link: ProviderLink; usage: ProviderUsage }> {
   const failures: DomainError[] = [];
   for (let index = 0; index < links.length; index++) {
@@ -74,7 +76,7 @@ export async function firstAnswer<T>(
     const last = index === links.length - 1;
     const usage: ProviderUsage = { provider: link.provider, model: link.model, outcome: 'failed', tally: new UsageTally(), startedAt: performance.now() };
     contributions.push(usage);
-    const now = Date.now();
+    const now = clock.now();
     const budget = last
       ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
       : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };

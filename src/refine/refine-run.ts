@@ -5,6 +5,7 @@
  * refine is the same run collected, plus the one repair call a stream cannot make since
  * its text is already shown.
  */
+import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
@@ -61,6 +62,7 @@ export interface RunDependencies {
   timeoutMs: number;
   usage: UsageRecorder;
   tracer?: Tracer;
+  clock?: Clock;
 }
 
 export interface RunJob {
@@ -88,7 +90,7 @@ interface AnswerSource {
  * link that answered (whose key paid for it).
  */
 export async function runThroughProviders(
-  { providers, metrics, timeoutMs, usage: recorder, tracer = noTracing }: RunDependencies,
+  { providers, metrics, timeoutMs, usage: recorder, tracer = noTracing, clock = systemClock }: RunDependencies,
   { accountId, persona, links, user, original, signal, scrubber }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
@@ -107,7 +109,7 @@ export async function runThroughProviders(
     }
   };
   metrics.refinesInFlight.inc();
-  const call: ChainCall = { system: persona.system, user, signal, deadline: Date.now() + timeoutMs, timeoutMs };
+  const call: ChainCall = { system: persona.system, user, signal, deadline: clock.now() + timeoutMs, timeoutMs };
   let first: { source: AnswerSource; link: ProviderLink; usage: ProviderUsage };
   try {
     const answered = await firstAnswer<AnswerSource>(
@@ -122,6 +124,7 @@ export async function runThroughProviders(
       links,
       call,
       contributions,
+      clock,
     );
     first = { source: answered.value, link: answered.link, usage: answered.usage };
   } catch (error) {

@@ -11,6 +11,7 @@
  */
 import type { AnswerCache, CacheHit } from '../cache/answer-cache.js';
 import type { CachePolicy } from '../cache/cache-control.js';
+import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
@@ -66,6 +67,7 @@ export class RefineService {
     private readonly usage: UsageRecorder,
     private readonly cache: AnswerCache,
     private readonly tracer: Tracer = noTracing,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** Every provider a refine may name: the registry's, then `rules`. */
@@ -105,7 +107,7 @@ export class RefineService {
       return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
-    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, tracer: this.tracer };
+    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, tracer: this.tracer, clock: this.clock };
     if (!cachePolicy) return runThroughProviders(dependencies, job, mode);
     const { key, hit } = await this.lookUp(job, cachePolicy);
     if (hit) return this.fromCache(job, hit);
