@@ -44,7 +44,7 @@ export class KeyService {
     let expiresAt: string | null = null;
     if (body.expiresAt !== undefined) {
       const time = Date.parse(body.expiresAt);
-      if (Number.isNaN(time)) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
+      if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(body.expiresAt)) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
       if (time <= now.getTime()) throw invalidRequest('expiresAt must be in the future');
       expiresAt = new Date(time).toISOString();
     }

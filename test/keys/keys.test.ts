@@ -79,6 +79,8 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect((await call('/v1/keys', { method: 'POST', json: { name: 'x', scopes: [] } })).status).toBe(400);
     const past = await call('/v1/keys', { method: 'POST', json: { name: 'x', scopes: ['refine'], expiresAt: '2020-01-01T00:00:00Z' } });
     expect(await past.json()).toEqual({ error: 400, message: 'expiresAt must be in the future' });
+    const vague = await call('/v1/keys', { method: 'POST', json: { name: 'x', scopes: ['refine'], expiresAt: '2030' } });
+    expect(await vague.json()).toEqual({ error: 400, message: 'expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z' });
     expect((await call('/v1/keys', { method: 'POST', json: { name: 'a\u0007b', scopes: ['refine'] } })).status).toBe(400);
   });
 
