@@ -2691,10 +2691,7 @@ export interface paths {
                         name: string;
                         /** @description At most the scopes of the key making the request */
                         scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
-                        /**
-                         * Format: date-time
-                         * @description After this time the key is refused with 401
-                         */
+                        /** @description A date-time (e.g. 2027-01-01T00:00:00Z): after it the key is refused with 401 */
                         expiresAt?: string;
                         limits?: {
                             /** @description Input + output tokens (as X-Usage counts them) this key may spend per UTC day; null for no budget */
