@@ -120,10 +120,10 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const metrics = createMetrics();
   const accountRepository = new AccountRepository(storage.db);
   const accounts = new AccountService(accountRepository);
-  const authenticator = new Authenticator(accountRepository, 2_000, ({ accountId, keyId }) => {
-    // key.expired is written once, by whichever instance refuses the key first.
+  const authenticator = new Authenticator(accountRepository, 2_000, ({ accountId, keyId, requestId }) => {
+    // key.expired is written once, by whichever instance refuses the key first; its actor is the expired key.
     void accountRepository
-      .recordExpiry({ accountId, keyId, requestId: 'expiry', at: new Date().toISOString() }, keyId)
+      .recordExpiry({ accountId, keyId, requestId: requestId ?? '', at: new Date().toISOString() }, keyId)
       .catch((error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'));
   });
   const personas = new PersonaService(new PersonaRepository(storage.db));

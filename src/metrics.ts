@@ -61,7 +61,7 @@ export function createMetrics(): Metrics {
     }),
     rateLimitRejections: new Counter({
       name: 'rate_limit_rejections_total',
-      help: 'Requests refused by our own limits (per-key rate, per-account concurrent refines)',
+      help: 'Requests refused by our own limits (per-key rate, per-account concurrent refines, per-key refines_per_minute and tokens_per_day budgets)',
       labelNames: ['limit'],
       registers: [registry],
     }),

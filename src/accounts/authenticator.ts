@@ -22,7 +22,7 @@ export interface Principal {
 }
 
 /** Called the first time an expired key is refused, to write `key.expired` once. */
-export type ExpiredKeyListener = (key: { accountId: string; keyId: string }) => void;
+export type ExpiredKeyListener = (key: { accountId: string; keyId: string; requestId: string | undefined }) => void;
 
 function principalOf(row: ActiveKey): Principal {
   return {
@@ -54,7 +54,8 @@ export class Authenticator {
     private readonly onExpired: ExpiredKeyListener = () => {},
   ) {}
 
-  async authenticate(authorization: string | undefined): Promise<Principal> {
+  /** `requestId` is the refused request's, for the `key.expired` event. */
+  async authenticate(authorization: string | undefined, requestId?: string): Promise<Principal> {
     if (authorization === undefined || authorization === '') {
       throw unauthorized('missing Authorization header; send "Authorization: Bearer <your API key>"');
     }
@@ -75,7 +76,7 @@ export class Authenticator {
     const principal = principalOf(row);
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
       this.cache.delete(hash);
-      if (row.expiry_recorded_at === null) this.onExpired({ accountId: row.account_id, keyId: row.id });
+      if (row.expiry_recorded_at === null) this.onExpired({ accountId: row.account_id, keyId: row.id, requestId });
       throw unauthorized(`API key expired at ${row.expires_at}; ask for a new one`);
     }
     const validUntil = Math.min(

@@ -41,7 +41,7 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
   app.addHook('onRequest', async (request) => {
     const { config } = request.routeOptions;
     if (config.public) return;
-    request.principal = await authenticator.authenticate(request.headers.authorization);
+    request.principal = await authenticator.authenticate(request.headers.authorization, request.id);
     if (config.scope !== undefined && config.scope !== 'any' && !hasScope(request.principal.scopes, config.scope)) {
       throw lacksScope(config.scope);
     }

@@ -145,14 +145,19 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     const key = await create({ name: 'temporary', scopes: ['audit:read'], expiresAt: new Date(Date.now() + 1_500).toISOString() });
     expect((await call('/v1/audit', { key: key.secret })).status).toBe(200);
     await sleep(2_200);
+    const requestIds: string[] = [];
     for (let i = 0; i < 2; i++) {
       const refused = await call('/v1/audit', { key: key.secret });
       expect(refused.status).toBe(401);
       expect((await refused.json()).message).toMatch(/^API key expired at \d{4}-/);
+      requestIds.push(refused.headers.get('x-request-id')!);
     }
     await sleep(200);
     const events = await (await call('/v1/audit?limit=1000')).json();
-    expect(events.filter((e: { action: string; keyId?: string }) => e.action === 'key.expired' && e.keyId === key.id)).toHaveLength(1);
+    const expired = events.filter((e: { action: string; keyId?: string }) => e.action === 'key.expired' && e.keyId === key.id);
+    expect(expired).toHaveLength(1);
+    // Written by the first refusal; the actor is the expired key itself.
+    expect(expired[0]).toMatchObject({ actor: key.id, requestId: requestIds[0], personaId: null });
   });
 
   it('audits key.created, key.rotated and key.revoked with actor and key id, never a secret', async () => {
