@@ -82,27 +82,53 @@ function pause(ms: number, signal: AbortSignal, clock: Clock): Promise<void> {
   });
 }
 
-/** Attempts until one succeeds, a failure cannot pass, the retries run out or the scope stops. */
+/**
+ * What a call that failed came to, carried by the error it ended with: the HTTP attempts it
+ * made (each a provider call that billed nothing) and whether its last failure may pass
+ * another time (a rate limit, a 5xx, a broken connection), which decides a fallback.
+ */
+export interface FailedCall {
+  failedAttempts: number;
+  mayPass: boolean;
+}
+
+const failedCalls = new WeakMap<object, FailedCall>();
+
+/** The attempts behind an error a provider call threw; none for any other error. */
+export function failedCallOf(error: unknown): FailedCall {
+  return (typeof error === 'object' && error !== null && failedCalls.get(error)) || { failedAttempts: 0, mayPass: false };
+}
+
+function ending(error: Error, call: FailedCall): Error {
+  failedCalls.set(error, call);
+  return error;
+}
+
+/**
+ * Attempts until one succeeds, a failure cannot pass, the retries run out or the scope stops.
+ * Returns the value with the attempts that failed before it; throws the error with them.
+ */
 export async function callWithRetries<T>(
   scope: CallScope,
   attempt: Attempt<T>,
   maxRetries: number,
   clock: Clock = systemClock,
-): Promise<{ value: T; attempts: number }> {
+): Promise<{ value: T; attempts: number; failedAttempts: number }> {
   for (let attempts = 1; ; attempts++) {
-    if (scope.signal.aborted) throw scope.stopped();
+    const failedAttempts = attempts - 1;
+    if (scope.signal.aborted) throw ending(scope.stopped(), { failedAttempts, mayPass: false });
     let outcome;
     try {
       outcome = await attempt(scope.signal);
     } catch (error) {
-      throw scope.signal.aborted ? scope.stopped() : error;
+      throw ending(scope.signal.aborted ? scope.stopped() : (error as Error), { failedAttempts: attempts, mayPass: false });
     }
-    if (outcome.ok) return { value: outcome.value, attempts };
+    if (outcome.ok) return { value: outcome.value, attempts, failedAttempts };
     const { failure } = outcome;
-    if (!failure.retryable || attempts > maxRetries) throw failure.error;
+    if (!failure.retryable || attempts > maxRetries) throw ending(failure.error, { failedAttempts: attempts, mayPass: failure.retryable });
     const wait = failure.retryAfterMs ?? backoffMs(attempts);
     // A wait that ends past the deadline cannot succeed: answer with what we know now.
-    if (clock.now() + wait >= scope.deadline) throw failure.error;
+    if (clock.now() + wait >= scope.deadline) throw ending(failure.error, { failedAttempts: attempts, mayPass: true });
     await pause(wait, scope.signal, clock);
   }
 }

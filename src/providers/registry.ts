@@ -26,21 +26,15 @@ export interface ProviderCall {
   user: string;
   /** Aborting it (client disconnect) aborts the provider request; generate then throws ClientAbortedError. */
   signal?: AbortSignal;
-  /** Told how each attempt ended, as it ends: what usage accounting and fallbacks need to know. */
-  onAttempt?: (report: AttemptReport) => void;
 }
-
-/**
- * How one attempt (one HTTP call) ended: answered with the usage it reported, or
- * failed with its classified failure — none when the deadline or the caller stopped it.
- */
-export type AttemptReport = { ok: true; usage: TokenUsage | undefined } | { ok: false; failure: ProviderFailure | undefined };
 
 export interface ProviderAnswer {
   text: string;
   /** The model that answered (the call's, else the configured default). */
   model: string;
   attempts: number;
+  /** Attempts that failed before the answer (calls that billed nothing). A failed call's error carries its own: failedCallOf. */
+  failedAttempts: number;
   durationMs: number;
   /** The tokens the provider reported for the successful attempt, when it did. */
   usage: TokenUsage | undefined;
@@ -50,6 +44,8 @@ export interface ProviderAnswer {
 export interface ProviderTextStream {
   model: string;
   attempts: number;
+  /** Attempts that failed before the first text. */
+  failedAttempts: number;
   /**
    * The text pieces, the first one holding more than whitespace. Throws a provider_*
    * DomainError (504 at the deadline) or ClientAbortedError if the stream breaks.
@@ -130,31 +126,14 @@ function resolveProviders(overrides: ProviderOverrides): Map<string, ResolvedPro
   return providers;
 }
 
-/** Reports how each attempt ended; a success only when `usageOf` can tell its usage now. */
-function observed<T>(attempt: Attempt<T>, report: (report: AttemptReport) => void, usageOf: ((value: T) => TokenUsage | undefined) | undefined): Attempt<T> {
-  return async (signal) => {
-    try {
-      const outcome = await attempt(signal);
-      if (!outcome.ok) report({ ok: false, failure: outcome.failure });
-      else if (usageOf) report({ ok: true, usage: usageOf(outcome.value) });
-      return outcome;
-    } catch (error) {
-      report({ ok: false, failure: undefined });
-      throw error;
-    }
-  };
-}
-
-/** How one kind of attempt is made, traced and reported. */
+/** How one kind of attempt is made and traced. */
 interface AttemptKind<T> {
   attempt: (target: AttemptTarget, prompt: Prompt) => Attempt<T>;
   traced: (tracer: Tracer, providerId: string, model: string, attempt: Attempt<T>) => Attempt<T>;
-  /** The usage a success can report when it succeeds; none for a stream, whose usage comes at its end. */
-  usageOf: ((value: T) => TokenUsage | undefined) | undefined;
 }
 
-const ANSWERED: AttemptKind<ProviderText> = { attempt: answerAttempt, traced: tracedAttempt, usageOf: (text) => text.usage };
-const STREAMED: AttemptKind<StreamedText> = { attempt: streamedAttempt, traced: tracedStreamedAttempt, usageOf: undefined };
+const ANSWERED: AttemptKind<ProviderText> = { attempt: answerAttempt, traced: tracedAttempt };
+const STREAMED: AttemptKind<StreamedText> = { attempt: streamedAttempt, traced: tracedStreamedAttempt };
 
 /** Throws the same message config.ts would print if the overrides are unusable (see findProviderConfigProblem). */
 export function createProviderRegistry(
@@ -184,7 +163,7 @@ export function createProviderRegistry(
 
   /**
    * What `generate` and `stream` share, so they cannot drift: the target, the call scope
-   * (deadline and caller's signal), the attempt's span, its reports and the retry budget.
+   * (deadline and caller's signal), the attempt's span and the retry budget.
    * The scope is closed if no attempt succeeded; the caller closes it otherwise.
    */
   const attempted = async <T>(id: string, call: ProviderCall, budget: ProviderBudget, kind: AttemptKind<T>) => {
@@ -192,8 +171,8 @@ export function createProviderRegistry(
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs }, clock);
     try {
       const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user }));
-      const { value, attempts } = await callWithRetries(scope, call.onAttempt ? observed(attempt, call.onAttempt, kind.usageOf) : attempt, budget.maxRetries ?? maxRetries, clock);
-      return { target, model, scope, value, attempts };
+      const { value, attempts, failedAttempts } = await callWithRetries(scope, attempt, budget.maxRetries ?? maxRetries, clock);
+      return { target, model, scope, value, attempts, failedAttempts };
     } catch (error) {
       scope.close();
       throw error;
@@ -202,8 +181,8 @@ export function createProviderRegistry(
 
   return {
     async stream(id, call, budget) {
-      const { target, model, scope, value, attempts } = await attempted(id, call, budget, STREAMED);
-      return { model, attempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
+      const { target, model, scope, value, attempts, failedAttempts } = await attempted(id, call, budget, STREAMED);
+      return { model, attempts, failedAttempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
     },
     ids: () => [...ids],
     describe: () => ids.map((id) => ({ id, name: lookup(id).definition.name ?? id, defaultModel: lookup(id).model })),
@@ -211,9 +190,9 @@ export function createProviderRegistry(
     defaultModel: (id) => lookup(id).model,
     async generate(id, call, budget) {
       const started = clock.now();
-      const { model, scope, value, attempts } = await attempted(id, call, budget, ANSWERED);
+      const { model, scope, value, attempts, failedAttempts } = await attempted(id, call, budget, ANSWERED);
       scope.close();
-      return { text: value.text, usage: value.usage, model, attempts, durationMs: clock.now() - started };
+      return { text: value.text, usage: value.usage, model, attempts, failedAttempts, durationMs: clock.now() - started };
     },
   };
 }

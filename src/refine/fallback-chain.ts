@@ -11,7 +11,8 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, DomainError } from '../errors.js';
-import type { AttemptReport, ProviderBudget, ProviderCall } from '../providers/index.js';
+import type { ProviderBudget, ProviderCall } from '../providers/index.js';
+import { failedCallOf } from '../providers/provider-call.js';
 import { scrubSecret } from '../providers/secret-scrubber.js';
 import type { ProviderUsage } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
@@ -32,25 +33,6 @@ export interface ChainCall {
   timeoutMs: number;
 }
 
-/**
- * Counts each attempt into `usage` and remembers whether the last failure may
- * pass another time; the provider layer reports attempts as they end.
- */
-export function countAttempts(usage: ProviderUsage): { onAttempt: (report: AttemptReport) => void; lastFailureMayPass: () => boolean } {
-  let retryable = false;
-  return {
-    onAttempt(report) {
-      if (report.ok) {
-        usage.tally.addAnswer(report.usage);
-        return;
-      }
-      usage.tally.addFailedCalls(1);
-      retryable = report.failure?.retryable === true;
-    },
-    lastFailureMayPass: () => retryable,
-  };
-}
-
 /** One error naming every attempt, in order; the status is the last one's. */
 function everyAttemptFailed(errors: DomainError[], links: ProviderLink[]): DomainError {
   const last = errors[errors.length - 1] as DomainError;
@@ -60,10 +42,10 @@ function everyAttemptFailed(errors: DomainError[], links: ProviderLink[]): Domai
   return new DomainError(last.code, message, { source: 'provider', headers: last.headers });
 }
 
-/** Starts one provider; `generate` or `stream` of the registry. */
-export type StartProvider<T> = (link: ProviderLink, call: ProviderCall, budget: ProviderBudget) => Promise<T>;
+/** Starts one provider (`generate` or `stream` of the registry): its answer, with the attempts that failed before it. */
+export type StartProvider<T extends { failedAttempts: number }> = (link: ProviderLink, call: ProviderCall, budget: ProviderBudget) => Promise<T>;
 
-export async function firstAnswer<T>(
+export async function firstAnswer<T extends { failedAttempts: number }>(
   start: StartProvider<T>,
   links: ProviderLink[],
   call: ChainCall,
@@ -80,23 +62,21 @@ export async function firstAnswer<T>(
     const budget = last
       ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
       : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };
-    const attempts = countAttempts(usage);
     try {
-      const value = await start(
-        link,
-        { apiKey: link.apiKey, model: link.model, system: call.system, user: call.user, signal: call.signal, onAttempt: attempts.onAttempt },
-        budget,
-      );
+      const value = await start(link, { apiKey: link.apiKey, model: link.model, system: call.system, user: call.user, signal: call.signal }, budget);
+      usage.tally.addFailedCalls(value.failedAttempts);
       usage.outcome = 'answered';
       return { value, link, usage };
     } catch (error) {
+      const failed = failedCallOf(error);
+      usage.tally.addFailedCalls(failed.failedAttempts);
       usage.durationMs = performance.now() - (usage.startedAt ?? 0);
       if (error instanceof ClientAbortedError) usage.outcome = 'aborted';
       if (!(error instanceof DomainError) || error.source !== 'provider') throw error;
       usage.failure = error.code;
       failures.push(error);
       // Out of time counts as a failure that may pass: the next provider has its own share.
-      const mayPass = error.code === 'provider_timeout' || attempts.lastFailureMayPass();
+      const mayPass = error.code === 'provider_timeout' || failed.mayPass;
       if (last || !mayPass) throw failures.length === 1 ? error : everyAttemptFailed(failures, links);
     }
   }

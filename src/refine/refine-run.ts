@@ -9,6 +9,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
+import { failedCallOf } from '../providers/provider-call.js';
 import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
@@ -16,7 +17,7 @@ import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona } from './compiled-personas.js';
-import { type ChainCall, countAttempts, firstAnswer, type ProviderLink } from './fallback-chain.js';
+import { type ChainCall, firstAnswer, type ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
 import { type StreamEnd, StreamRefinement } from './stream-refinement.js';
 
@@ -77,11 +78,11 @@ export interface RunJob {
   scrubber: SecretScrubber;
 }
 
-/** What one provider answer is to the run: its text in pieces, and its usage once they ended. */
+/** What one provider answer is to the run: its text in pieces, the attempts that failed before it, and its usage once the pieces ended. */
 interface AnswerSource {
   pieces: AsyncIterable<string> | Iterable<string>;
-  /** A stream's usage, known only at its end; a whole answer's was counted as its attempt succeeded. */
-  endUsage?: () => TokenUsage | undefined;
+  failedAttempts: number;
+  usage(): TokenUsage | undefined;
 }
 
 /**
@@ -116,10 +117,10 @@ export async function runThroughProviders(
       async (link, providerCall, budget) => {
         if (mode === 'collect') {
           const answer = await providers.generate(link.provider, providerCall, budget);
-          return { pieces: [answer.text] };
+          return { pieces: [answer.text], failedAttempts: answer.failedAttempts, usage: () => answer.usage };
         }
         const stream = await providers.stream(link.provider, providerCall, budget);
-        return { pieces: stream.pieces, endUsage: () => stream.usage() };
+        return { pieces: stream.pieces, failedAttempts: stream.failedAttempts, usage: () => stream.usage() };
       },
       links,
       call,
@@ -137,14 +138,15 @@ export async function runThroughProviders(
   async function repaired(end: StreamEnd): Promise<StreamEnd> {
     const span = tracer.start('repair').set('persona_refine.rules.violations', end.violations.length);
     const repairStarted = performance.now();
-    const attempts = countAttempts(first.usage);
     const repair = async (): Promise<StreamEnd> => {
       const instructions = repairInstructions(end.violations, end.response, original);
       const answer = await providers.generate(
         first.link.provider,
-        { apiKey: first.link.apiKey, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal, onAttempt: attempts.onAttempt },
+        { apiKey: first.link.apiKey, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal },
         { deadline: call.deadline, timeoutMs: call.timeoutMs },
       );
+      first.usage.tally.addFailedCalls(answer.failedAttempts);
+      first.usage.tally.addAnswer(answer.usage);
       const again = new StreamRefinement(persona.rules, original, scrubber);
       again.append(answer.text);
       return checked(again);
@@ -153,6 +155,7 @@ export async function runThroughProviders(
       const second = await tracer.within(span, repair);
       return second.violations.length <= end.violations.length ? second : end;
     } catch (error) {
+      first.usage.tally.addFailedCalls(failedCallOf(error).failedAttempts);
       if (error instanceof ClientAbortedError) {
         span.fail(errorType(error));
         throw error;
@@ -183,7 +186,7 @@ export async function runThroughProviders(
         const shown = refinement.push(piece);
         if (shown !== '') yield shown;
       }
-      if (first.source.endUsage) first.usage.tally.addAnswer(first.source.endUsage());
+      first.usage.tally.addAnswer(first.source.usage());
       first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
       let end = checked(refinement);
       if (mode === 'collect' && needsModelRepair(end.violations)) end = await repaired(end);

@@ -1,7 +1,8 @@
 /** Each provider's streamed answer through the registry, against the fake speaking its real stream format. */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientAbortedError } from '../../src/errors.js';
-import type { AttemptReport, ProviderTextStream } from '../../src/providers/index.js';
+import type { ProviderTextStream } from '../../src/providers/index.js';
+import { failedCallOf } from '../../src/providers/provider-call.js';
 import { type FakeProviderServer, type RecordedRequest, startFakeProviderServer } from '../fakes/provider-server.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
 import { call, callerKeys, domainRejection, keyFor, OPERATOR_ID, registryFor, rejection, within } from './provider-test-kit.js';
@@ -109,22 +110,20 @@ describe('before the first text, a stream fails like a whole answer', () => {
     expect((await collect(stream)).join('')).toMatch(/^Rewritten: /);
   });
 
-  it.each(['generate', 'stream'] as const)("%s: the call's retry budget overrides the registry's, and every attempt is reported", async (method) => {
-    const reports: AttemptReport[] = [];
+  it.each(['generate', 'stream'] as const)("%s: the call's retry budget overrides the registry's, and the attempts come back with the result", async (method) => {
     const registry = registryFor(fake, { maxRetries: 5 });
     fake.setBehaviour('serverError');
-    const failing = { ...call('openai'), onAttempt: (report: AttemptReport) => reports.push(report) };
-    await expect(domainRejection(registry[method]('openai', failing, { ...within(5_000), maxRetries: 1 }))).resolves.toMatchObject({ code: 'provider_failed' });
+    const failing = call('openai');
+    const error = await registry[method]('openai', failing, { ...within(5_000), maxRetries: 1 }).catch((thrown: unknown) => thrown);
+    expect(error).toMatchObject({ code: 'provider_failed' });
     expect(fake.requestCount).toBe(2);
-    expect(reports.map((report) => report.ok || report.failure?.error.code)).toEqual(['provider_failed', 'provider_failed']);
+    // The error carries what the call came to: two attempts that billed nothing, a failure that may pass.
+    expect(failedCallOf(error)).toEqual({ failedAttempts: 2, mayPass: true });
 
-    reports.length = 0;
     fake.reset();
     fake.enqueue('serverError');
     const answered = await registry[method]('openai', failing, { ...within(5_000), maxRetries: 1 });
-    expect(answered.attempts).toBe(2);
-    // A stream's usage is known only at its end (`usage()`), so only its failures are reported as they happen.
-    expect(reports.map((report) => report.ok || report.failure?.error.code)).toEqual(method === 'generate' ? ['provider_failed', true] : ['provider_failed']);
+    expect([answered.attempts, answered.failedAttempts]).toEqual([2, 1]);
   });
 
   it('a stream that ends without any text is a 502 "answered without any text"', async () => {
