@@ -111,4 +111,21 @@ describe.skipIf(!chromiumAvailable)('Persona Studio with a key that lacks scopes
       await studio.close();
     }
   });
+
+  it('a refine-only key signs in without a refused request and is told why no personas are listed', async () => {
+    const key = (await (await server.request('/v1/keys', { method: 'POST', json: { name: 'app', scopes: ['refine'] } })).json()).secret;
+    const studio = await openStudio(browser, server);
+    const refused: string[] = [];
+    studio.page.on('response', (response) => {
+      if (response.status() >= 400) refused.push(`${response.status()} ${response.url()}`);
+    });
+    try {
+      await signIn(studio.page, key);
+      await studio.page.getByText('This key lacks the scope “personas:read”, so personas are not listed.').waitFor();
+      expect(refused).toEqual([]);
+      expect(studio.problems).toEqual([]);
+    } finally {
+      await studio.close();
+    }
+  });
 });

@@ -25,7 +25,11 @@ export function SignIn({ reason, onSignedIn }: SignInProps) {
     setChecking(true);
     setError(undefined);
     try {
-      onSignedIn(candidate, await new StudioApi(candidate).listPersonas());
+      const api = new StudioApi(candidate);
+      // Which scopes the key has first, so a key without personas:read is not refused a list.
+      const scopes = await api.currentKey().then((current) => current.scopes, () => undefined);
+      const mayList = scopes === undefined || scopes.includes('*') || scopes.includes('personas:read');
+      onSignedIn(candidate, mayList ? await api.listPersonas() : []);
     } catch (failure) {
       if (!(failure instanceof ApiError)) throw failure;
       const wrongKey = 'That API key was not accepted. Check that you copied all of it, and that it has not been revoked.';

@@ -58,6 +58,9 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
     api.currentKey().then(
       (key) => {
         setGranted(key.scopes);
+        if (!key.scopes.includes('*') && !key.scopes.includes('personas:read')) {
+          setNotice('This key lacks the scope “personas:read”, so personas are not listed.');
+        }
         // Listing providers needs `refine`; a key without it refines nothing, so it is not asked.
         if (key.scopes.includes('*') || key.scopes.includes('refine')) void loadProviders();
         else setProviders([]);
@@ -69,7 +72,9 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
     );
   }, []);
 
-  const reloadPersonas = () => api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
+  const cannotList = granted !== undefined && !granted.includes('*') && !granted.includes('personas:read');
+  const reloadPersonas = () =>
+    cannotList ? Promise.resolve() : api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
   const loadProviders = () =>
     api.providers().then(setProviders, () => {
       setProviders([]);
