@@ -167,4 +167,15 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('budgets across two insta
     expect(spent).toBeLessThanOrEqual(budget + perRefine);
     expect((await b.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) })).status).toBe(429);
   });
+
+  it('refinesPerMinute is one count for both instances', async () => {
+    await awayFromMinuteEdge();
+    const persona = await (await a.request('/v1/personas', { method: 'POST', json: { name: 'Rated' } })).json();
+    const key = await createKey(a, { refinesPerMinute: 4 });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      statuses.push((await (i % 2 ? a : b).request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(persona.id) })).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 200, 429, 429]);
+  });
 });
