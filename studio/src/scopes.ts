@@ -5,19 +5,10 @@
  */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import { hasScope, type Scope as ScopeName } from '../../src/accounts/scopes.js';
 
-export const SCOPE_NAMES = [
-  'personas:read',
-  'personas:write',
-  'labels:write',
-  'labels:protected',
-  'refine',
-  'evals',
-  'usage:read',
-  'audit:read',
-  'keys:admin',
-] as const;
-export type ScopeName = (typeof SCOPE_NAMES)[number];
+// The one list of scopes is the service's own (pure, no imports): the studio bundles it.
+export { SCOPES as SCOPE_NAMES, type Scope as ScopeName } from '../../src/accounts/scopes.js';
 
 export interface KeyScopes {
   /** Undefined while unknown. */
@@ -28,7 +19,7 @@ export const ScopesContext = createContext<KeyScopes>({ granted: undefined });
 
 export function useScopes() {
   const { granted } = useContext(ScopesContext);
-  const can = (scope: ScopeName) => granted === undefined || granted.includes('*') || granted.includes(scope);
+  const can = (scope: ScopeName) => granted === undefined || hasScope(granted, scope);
   /** The sentence shown beside a disabled control; undefined when the key may. */
   const lacking = (scope: ScopeName) => (can(scope) ? undefined : `This key lacks the scope “${scope}”.`);
   return { granted, can, lacking };
