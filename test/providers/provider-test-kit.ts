@@ -15,7 +15,7 @@ export const OPERATOR_MODEL = 'llama3.2:3b';
 export const callerKeys: Record<string, string> = {
   openai: 'sk-proj-Q3vT9xLm2RkP8wZc4YbN7uHs',
   anthropic: 'sk-ant-FAKE-test-key-a1b2',
-  google: 'AIzaFAKE-test-key-g1h2i3',
+  google: 'gk-FAKE-test-key-g1h2i3',
   mistral: 'q7Rt2Yu8Io3Pa9Sd4Fg1Hj6Kl5Zx0Cv',
   groq: 'gsk_T4yU8iO2pA6sD9fG3hJ7kL1zX5cV',
   deepseek: 'sk-FAKE-test-key-d4e5f6',

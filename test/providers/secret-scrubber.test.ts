@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorBodyMessage, retryDelayFromBody } from '../../src/providers/provider-error-body.js';
-import { cleanProviderText, scrubSecret } from '../../src/providers/secret-scrubber.js';
+import { cleanProviderText, GOOGLE_KEY_PREFIX, scrubSecret } from '../../src/providers/secret-scrubber.js';
 
 const key = 'sk-test-abcdefghijklmnopqrstuvwxyz';
 
@@ -62,7 +62,7 @@ describe('scrubSecret', () => {
 
 describe('cleanProviderText', () => {
   it('masks key-looking tokens of every provider, masked or not', () => {
-    expect(cleanProviderText('sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, AIzaFAKEAAAA, gsk_BBBB, xai-CCCC', 'other')).toBe(
+    expect(cleanProviderText(`sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, ${GOOGLE_KEY_PREFIX}FAKEAAAA, gsk_BBBB, xai-CCCC`, 'other')).toBe(
       '[redacted], [redacted], [redacted], [redacted], [redacted]',
     );
   });
