@@ -29,29 +29,79 @@ export const GOOGLE_KEY_PREFIX = 'AI' + 'za';
 const KEY_LIKE = new RegExp(String.raw`\b(?:sk-ant-|sk-|${GOOGLE_KEY_PREFIX}|gsk_|xai-)[\w*\-]{4,}`, 'g');
 const BEARER = /\bBearer\s+\S+/gi;
 
-/** The text's ASCII letters and digits, lower-cased, and where each came from. */
-function comparable(text: string): { chars: string; origin: Uint32Array } {
+/** The text's ASCII letters and digits, lower-cased, as character codes, and where each came from. */
+function comparable(text: string): { codes: Uint8Array; length: number; origin: Uint32Array } {
+  const codes = new Uint8Array(text.length);
   const origin = new Uint32Array(text.length);
-  let chars = '';
-  let n = 0;
+  let length = 0;
   for (let i = 0; i < text.length; i++) {
     let code = text.charCodeAt(i);
     if (code >= 65 && code <= 90) code += 32;
     else if (!((code >= 97 && code <= 122) || (code >= 48 && code <= 57))) continue;
-    chars += String.fromCharCode(code);
-    origin[n++] = i;
+    codes[length] = code;
+    origin[length++] = i;
   }
-  return { chars, origin };
+  return { codes, length, origin };
 }
 
-/** Every run of `size` characters of `form`, in comparable characters. */
-function runsOf(forms: string[], size: number): Set<string> {
-  const runs = new Set<string>();
-  for (const form of forms) {
-    const { chars } = comparable(form);
-    for (let i = 0; i + size <= chars.length; i++) runs.add(chars.slice(i, i + size));
+/**
+ * Windows of `size` characters are compared by a rolling hash (one multiplication per
+ * position, no string per position: the scrub runs on every answer), and a hash that
+ * matches is confirmed against the runs themselves.
+ */
+const BASE = 131;
+const power = (size: number) => {
+  let result = 1;
+  for (let k = 1; k < size; k++) result = Math.imul(result, BASE);
+  return result;
+};
+
+/** A set of hashes with a 64-kbit filter in front: nearly every window of a text misses, at one bit test. */
+class HashFilter {
+  private readonly bits = new Uint8Array(8192);
+  private readonly all = new Set<number>();
+
+  add(hash: number): void {
+    this.all.add(hash);
+    const slot = hash >>> 16;
+    this.bits[slot >>> 3]! |= 1 << (slot & 7);
   }
-  return runs;
+
+  has(hash: number): boolean {
+    const slot = hash >>> 16;
+    return (this.bits[slot >>> 3]! & (1 << (slot & 7))) !== 0 && this.all.has(hash);
+  }
+}
+
+const runAt = (codes: Uint8Array, at: number, size: number) => String.fromCharCode(...codes.subarray(at, at + size));
+
+/** Calls `each` with the start and hash of every window of `size` codes. */
+function eachWindow(codes: Uint8Array, length: number, size: number, each: (at: number, hash: number) => void): void {
+  if (length < size) return;
+  const top = power(size);
+  let hash = 0;
+  for (let i = 0; i < size; i++) hash = (Math.imul(hash, BASE) + (codes[i] as number)) >>> 0;
+  for (let at = 0; ; at++) {
+    each(at, hash);
+    if (at + size >= length) return;
+    hash = (Math.imul(hash - Math.imul(codes[at] as number, top), BASE) + (codes[at + size] as number)) >>> 0;
+  }
+}
+
+/**
+ * The hashes of every run of `size` characters of `forms`, in comparable characters; the runs
+ * themselves are spelled out only when a hash first matches (most texts hold no fragment at all).
+ */
+function formOf(forms: string[], size: number): Form {
+  const comparables = forms.map(comparable);
+  const hashes = new HashFilter();
+  for (const { codes, length } of comparables) eachWindow(codes, length, size, (_at, hash) => hashes.add(hash));
+  let runs: Set<string> | undefined;
+  const isRun = (run: string) => {
+    runs ??= new Set(comparables.flatMap(({ codes, length }) => Array.from({ length: Math.max(0, length - size + 1) }, (_, at) => runAt(codes, at, size))));
+    return runs.has(run);
+  };
+  return { size, hashes, isRun };
 }
 
 /** The base64 of `secret` wherever it starts within a larger encoded value: drops the characters its neighbours share. */
@@ -64,7 +114,9 @@ function base64Forms(secret: Buffer): string[] {
 
 interface Form {
   size: number;
-  runs: Set<string>;
+  hashes: HashFilter;
+  /** Whether a run whose hash matched is one of the key's runs. */
+  isRun: (run: string) => boolean;
 }
 
 export class SecretScrubber {
@@ -77,7 +129,7 @@ export class SecretScrubber {
     const encoded: { base64: string[]; hex: string[] } = { base64: [], hex: [] };
     for (const secret of secrets) {
       if (secret.length === 0) continue;
-      if (comparable(secret).chars.length < MIN_FRAGMENT) {
+      if (comparable(secret).length < MIN_FRAGMENT) {
         this.shortKeys.push(secret.toLowerCase());
         continue;
       }
@@ -87,38 +139,34 @@ export class SecretScrubber {
       encoded.hex.push(bytes.toString('hex'));
     }
     if (plain.length === 0) return;
-    this.forms.push(
-      { size: MIN_FRAGMENT, runs: runsOf(plain, MIN_FRAGMENT) },
-      { size: MIN_BASE64_FRAGMENT, runs: runsOf(encoded.base64, MIN_BASE64_FRAGMENT) },
-      { size: MIN_HEX_FRAGMENT, runs: runsOf(encoded.hex, MIN_HEX_FRAGMENT) },
-    );
+    this.forms.push(formOf(plain, MIN_FRAGMENT), formOf(encoded.base64, MIN_BASE64_FRAGMENT), formOf(encoded.hex, MIN_HEX_FRAGMENT));
   }
 
   scrub(text: string): string {
     let out = text;
     for (const key of this.shortKeys) out = replaceIgnoringCase(out, key);
     if (this.forms.length === 0) return out;
-    const { chars, origin } = comparable(out);
-    // Ranges of the original text to redact, as [start, end) pairs in comparable positions.
-    const covered = new Uint8Array(chars.length);
+    const { codes, length, origin } = comparable(out);
+    // The comparable positions to redact.
+    const covered = new Uint8Array(length);
     let any = false;
-    for (const { size, runs } of this.forms) {
-      for (let i = 0; i + size <= chars.length; i++) {
-        if (!runs.has(chars.slice(i, i + size))) continue;
-        covered.fill(1, i, i + size);
+    for (const { size, hashes, isRun } of this.forms) {
+      eachWindow(codes, length, size, (at, hash) => {
+        if (!hashes.has(hash) || !isRun(runAt(codes, at, size))) return;
+        covered.fill(1, at, at + size);
         any = true;
-      }
+      });
     }
     if (!any) return out;
     let result = '';
     let copiedTo = 0;
-    for (let i = 0; i < chars.length; ) {
+    for (let i = 0; i < length; ) {
       if (covered[i] === 0) {
         i++;
         continue;
       }
       let j = i;
-      while (j + 1 < chars.length && covered[j + 1] === 1) j++;
+      while (j + 1 < length && covered[j + 1] === 1) j++;
       result += out.slice(copiedTo, origin[i]) + REDACTED;
       copiedTo = (origin[j] as number) + 1;
       i = j + 1;
