@@ -17,11 +17,13 @@ describe('the compiled-pattern cache', () => {
     expect(entries).toBeGreaterThan(0);
   });
 
-  it('still reuses a pattern: the same list twice compiles once', () => {
-    const terms = ['synergy', 'leverage'];
-    findPhrases('synergy here', terms, () => false);
-    const before = patternCacheUsage().entries;
-    findPhrases('leverage there', terms, () => false);
-    expect(patternCacheUsage().entries).toBe(before);
+  it('still reuses a pattern: a new list is compiled and kept once, the same list again is not compiled anew', () => {
+    const terms = ['synergy', 'leverage', `unique-${Date.now()}`];
+    const before = patternCacheUsage();
+    expect(findPhrases('synergy here', terms, () => false)).toHaveLength(1);
+    const kept = patternCacheUsage();
+    expect(kept.entries).toBe(before.entries + 1);
+    expect(findPhrases('leverage there', terms, () => false)).toHaveLength(1);
+    expect(patternCacheUsage()).toEqual(kept);
   });
 });
