@@ -26,9 +26,14 @@ export interface BudgetStore {
   firstExceeded(keyId: string, window: string): Promise<boolean>;
 }
 
+/**
+ * `largest` is only ever raised by a refine that spent tokens; one that spent
+ * none (refused after admission, a replay, a cache hit) says nothing about how
+ * large a refine can be, so an unknown or zero size runs alone.
+ */
 function decide(used: number, largest: number, inFlight: number, limit: number): Admission {
   if (used >= limit) return { admitted: false, used, busy: false };
-  if (inFlight > 0 && (largest < 0 || used + (inFlight + 1) * largest > limit)) return { admitted: false, used, busy: true };
+  if (inFlight > 0 && (largest <= 0 || used + (inFlight + 1) * largest > limit)) return { admitted: false, used, busy: true };
   return { admitted: true, used };
 }
 
@@ -64,7 +69,7 @@ export class MemoryBudgetStore implements BudgetStore {
     const entry = this.entry(keyId, day);
     if (reservationId !== undefined) entry.reservations.delete(reservationId);
     entry.used += tokens;
-    entry.largest = Math.max(entry.largest, tokens);
+    if (tokens > 0) entry.largest = Math.max(entry.largest, tokens);
     return entry.used;
   }
 
@@ -86,7 +91,7 @@ local largest = tonumber(redis.call('HGET', KEYS[1], 'largest') or '-1')
 local limit = tonumber(ARGV[1])
 if used >= limit then return {0, used, 0} end
 local inFlight = redis.call('ZCARD', KEYS[2])
-if inFlight > 0 and (largest < 0 or used + (inFlight + 1) * largest > limit) then return {0, used, 1} end
+if inFlight > 0 and (largest <= 0 or used + (inFlight + 1) * largest > limit) then return {0, used, 1} end
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]) + tonumber(ARGV[4]), ARGV[3])
 redis.call('EXPIRE', KEYS[2], ARGV[5])
 return {1, used, 0}`;
@@ -96,7 +101,7 @@ const SETTLE = `
 if ARGV[1] ~= '' then redis.call('ZREM', KEYS[2], ARGV[1]) end
 local used = redis.call('HINCRBY', KEYS[1], 'used', ARGV[2])
 local largest = tonumber(redis.call('HGET', KEYS[1], 'largest') or '-1')
-if tonumber(ARGV[2]) > largest then redis.call('HSET', KEYS[1], 'largest', ARGV[2]) end
+if tonumber(ARGV[2]) > 0 and tonumber(ARGV[2]) > largest then redis.call('HSET', KEYS[1], 'largest', ARGV[2]) end
 redis.call('EXPIRE', KEYS[1], ARGV[3])
 return used`;
 

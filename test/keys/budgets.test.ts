@@ -83,6 +83,21 @@ describe('budgets in one instance', () => {
     expect(events[0]).toMatchObject({ detail: 'tokensPerDay', personaId: null });
   });
 
+  it('a refine that spent nothing (unknown persona, 404) does not switch the concurrency guard off', async () => {
+    const budget = Math.floor(perRefine * 2.5);
+    const key = await createKey(f.server, { tokensPerDay: budget });
+    const unknown = await f.server.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody('prs_does_not_exist') });
+    expect(unknown.status).toBe(404);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => f.server.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) })),
+    );
+    const served = answers.filter((a) => a.status === 200).length;
+    expect(answers.every((a) => a.status === 200 || a.status === 429)).toBe(true);
+    const spent = await tokensSpentBy(f.server, key.id);
+    expect(spent).toBe(served * perRefine);
+    expect(spent).toBeLessThanOrEqual(budget + perRefine);
+  });
+
   it('refine answers carry X-Budget-Tokens-Remaining; keys without a budget do not', async () => {
     const key = await createKey(f.server, { tokensPerDay: perRefine * 10 });
     const first = await f.server.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) });
