@@ -123,11 +123,13 @@ export class StudioApi {
     const parser = new EventStreamParser();
     let text = '';
     const handle = (event: ServerSentEvent): RefineOutcome | undefined => {
-      const data = eventData(event) as { text?: string; response?: string; usage?: RefineUsage; error?: number; message?: string };
-      if (event.event === 'delta') onText((text += data.text ?? ''));
-      if (event.event === 'error') throw new ApiError(data.error ?? 500, data.message ?? 'the stream failed', data.message?.startsWith('provider "') ? 'provider' : 'service');
+      // Only the events the studio knows are read; any other is skipped, as the SDK does.
+      if (event.event === 'delta') onText((text += eventData(event, 'text').text as string));
+      if (event.event === 'error') throw streamError(eventData(event, ''));
       if (event.event !== 'done') return undefined;
-      return { response: data.response ?? text, timing: undefined, answeredBy: undefined, usage: data.usage ?? {}, cache: undefined, roundTripMs: performance.now() - started };
+      const data = eventData(event, 'response');
+      const usage = typeof data.usage === 'object' && data.usage !== null && !Array.isArray(data.usage) ? (data.usage as RefineUsage) : {};
+      return { response: data.response as string, timing: undefined, answeredBy: undefined, usage, cache: undefined, roundTripMs: performance.now() - started };
     };
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -221,16 +223,28 @@ function parseChunk(parser: EventStreamParser, chunk: ReadableStreamReadResult<U
   }
 }
 
-/** An event's JSON object; anything else is the service's failure, shown like one. */
-function eventData(event: ServerSentEvent): object {
+/**
+ * An event's JSON object, with `required` (unless '') a string; anything else is the service's
+ * failure, shown like one (as the SDK's parseData checks it).
+ */
+function eventData(event: ServerSentEvent, required: string): Record<string, unknown> {
   let data: unknown;
   try {
     data = JSON.parse(event.data);
   } catch {
     data = undefined;
   }
-  if (typeof data !== 'object' || data === null) throw new ApiError(502, `the stream's ${event.event} event is not a JSON object`, 'service');
-  return data;
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ApiError(502, `the stream's ${event.event} event is not a JSON object`, 'service');
+  const object = data as Record<string, unknown>;
+  if (required !== '' && typeof object[required] !== 'string') throw new ApiError(502, `the stream's ${event.event} event has no "${required}" text`, 'service');
+  return object;
+}
+
+/** The `error` event carries the status and message the same failure gets without streaming. */
+function streamError(data: Record<string, unknown>): ApiError {
+  const message = typeof data.message === 'string' ? data.message : 'the stream failed';
+  const status = typeof data.error === 'number' && Number.isInteger(data.error) && data.error >= 400 && data.error <= 599 ? data.error : 500;
+  return new ApiError(status, message, message.startsWith('provider "') ? 'provider' : 'service');
 }
 
 const personaPath = (id: string) => `/personas/${encodeURIComponent(id)}`;
