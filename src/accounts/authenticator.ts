@@ -19,6 +19,8 @@ export interface Principal {
   keyId: string;
   scopes: readonly ScopeGrant[];
   limits: KeyLimits;
+  /** When the key stops being accepted (ISO date-time), null when it does not expire. */
+  expiresAt: string | null;
 }
 
 /** Called the first time an expired key is refused, to write `key.expired` once. */
@@ -33,6 +35,7 @@ function principalOf(row: ActiveKey): Principal {
       tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
       refinesPerMinute: row.refines_per_minute === null ? null : Number(row.refines_per_minute),
     },
+    expiresAt: row.expires_at,
   };
 }
 

@@ -12,6 +12,24 @@ import type { Principal } from './authenticator.js';
 import { firstMissing, hasScope, parseScopes } from './scopes.js';
 
 const keyNotFound = (id: string) => notFound(`key "${id}" not found`);
+const forbidden = (message: string) => new DomainError('forbidden', message);
+
+/**
+ * A key cannot create one that outlives it or may spend more than it may: a
+ * 403 naming the first field that would be looser than the calling key's own.
+ */
+function checkWithinCaller(principal: Principal, expiresAt: string | null, limits: CreateKeyBody['limits']): void {
+  if (principal.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(principal.expiresAt))) {
+    throw forbidden(`this key expires at ${principal.expiresAt}; a key it creates must have an expiresAt no later than that`);
+  }
+  for (const name of ['tokensPerDay', 'refinesPerMinute'] as const) {
+    const own = principal.limits[name];
+    const wanted = limits?.[name] ?? null;
+    if (own !== null && (wanted === null || wanted > own)) {
+      throw forbidden(`this key has limits.${name} = ${own}; a key it creates must have a ${name} limit of at most that`);
+    }
+  }
+}
 
 export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
   const graceEnds = row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now.getTime() ? row.previous_expires_at : null;
@@ -48,6 +66,7 @@ export class KeyService {
       if (time <= now.getTime()) throw invalidRequest('expiresAt must be in the future');
       expiresAt = new Date(time).toISOString();
     }
+    checkWithinCaller(principal, expiresAt, body.limits);
     const secret = generateApiKey();
     const row: ApiKeyRow = {
       id: `key_${uuidv7()}`,

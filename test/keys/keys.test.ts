@@ -84,6 +84,31 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect((await call('/v1/keys', { method: 'POST', json: { name: 'a\u0007b', scopes: ['refine'] } })).status).toBe(400);
   });
 
+  it('a key cannot create a key that outlives it or has looser limits (403 naming what)', async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const expiring = await create({ name: 'expiring admin', scopes: ['keys:admin', 'refine'], expiresAt: tomorrow });
+    const forever = await call('/v1/keys', { method: 'POST', key: expiring.secret, json: { name: 'x', scopes: ['refine'] } });
+    expect(forever.status).toBe(403);
+    expect((await forever.json()).message).toMatch(/expiresAt/);
+    const later = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const outliving = await call('/v1/keys', { method: 'POST', key: expiring.secret, json: { name: 'x', scopes: ['refine'], expiresAt: later } });
+    expect(outliving.status).toBe(403);
+    expect((await outliving.json()).message).toMatch(/expiresAt/);
+    await create({ name: 'within', scopes: ['refine'], expiresAt: tomorrow }, expiring.secret);
+
+    const limited = await create({ name: 'limited admin', scopes: ['keys:admin', 'refine'], limits: { tokensPerDay: 1000, refinesPerMinute: 10 } });
+    const unlimited = await call('/v1/keys', { method: 'POST', key: limited.secret, json: { name: 'x', scopes: ['refine'] } });
+    expect(unlimited.status).toBe(403);
+    expect((await unlimited.json()).message).toMatch(/tokensPerDay/);
+    const looser = await call('/v1/keys', {
+      method: 'POST', key: limited.secret, json: { name: 'x', scopes: ['refine'], limits: { tokensPerDay: 1000, refinesPerMinute: 11 } },
+    });
+    expect(looser.status).toBe(403);
+    expect((await looser.json()).message).toMatch(/refinesPerMinute/);
+    const within = await create({ name: 'within', scopes: ['refine'], limits: { tokensPerDay: 500, refinesPerMinute: 10 } }, limited.secret);
+    expect(within.limits).toEqual({ tokensPerDay: 500, refinesPerMinute: 10 });
+  });
+
   it('rotation without grace: the old secret is refused within 5 s, the new one works, the id stays', async () => {
     const key = await create({ name: 'ci', scopes: ['personas:read'] });
     expect((await call('/v1/personas', { key: key.secret })).status).toBe(200);
