@@ -139,11 +139,12 @@ describe('persona-refine CLI under attack', () => {
       expect(result.stderr).not.toMatch(TERMINAL_CONTROL);
     });
 
-    it('refined text on stdout and file names in batch lines', async () => {
+    it('refined text on a terminal stdout and file names in batch lines', async () => {
       const persona = await client.personas.create({ name: 'Plain' });
       fake.setBehaviour({ mode: 'ok', reply: () => `text${HOSTILE} end` });
-      const stdin = await cli(['refine', '--persona', persona.id, '--provider', 'openai'], { stdin: 'hello' });
-      expect(stdin.stdout).toBe('text2Jred end\n');
+      const stdin = await cli(['refine', '--persona', persona.id, '--provider', 'openai'], { stdin: 'hello', stdoutTty: true });
+      // The 8-bit CSI goes with its parameters: no "2J" is left behind.
+      expect(stdin.stdout).toBe('textred end\n');
       const name = `in${HOSTILE}.txt`;
       writeFileSync(join(cwd, name), 'hello');
       const batch = await cli(['refine', '--persona', persona.id, '--provider', 'openai', '--out', 'out', name]);
@@ -159,10 +160,25 @@ describe('persona-refine CLI under attack', () => {
       writeFileSync(join(cwd, 'personas', `evil${HOSTILE}.json`), JSON.stringify({ name: `Name \u009b2J`, attributes: { [`key${HOSTILE}`]: `value \u009d0;t\u0007` } }));
       writeFileSync(join(cwd, 'personas', `broken${HOSTILE}.json`), `{ "oops${HOSTILE}`);
       for (const command of ['diff', 'import']) {
-        const result = await cli(['personas', command, 'personas']);
+        const result = await cli(['personas', command, 'personas'], { stdoutTty: true });
         expect(result.stdout + result.stderr).toContain('evil');
         expect(result.stdout + result.stderr).not.toMatch(TERMINAL_CONTROL);
+        // The 8-bit CSI in the name goes with its parameters.
+        if (command === 'import') expect(result.stdout).toContain('"Name "');
       }
+    });
+
+    it('refined text on a piped stdout is data: byte for byte, as --out writes it; stderr is still stripped', async () => {
+      const persona = await client.personas.create({ name: 'Plain' });
+      const reply = `text${HOSTILE}\r\f end`;
+      fake.setBehaviour({ mode: 'ok', reply: () => reply });
+      const piped = await cli(['refine', '--persona', persona.id, '--provider', 'openai'], { stdin: 'hello' });
+      expect(piped.code).toBe(0);
+      expect(piped.stdout).toBe(`${reply}\n`);
+      fake.setBehaviour({ mode: 'badRequest', message: `bad${HOSTILE} request` });
+      const failed = await cli(['refine', '--persona', persona.id, '--provider', 'openai'], { stdin: 'hello' });
+      expect(failed.stderr).toContain('bad');
+      expect(failed.stderr).not.toMatch(TERMINAL_CONTROL);
     });
   });
 

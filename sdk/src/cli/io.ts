@@ -10,7 +10,10 @@ export interface TextSink {
 }
 
 export interface TerminalSink extends TextSink {
-  /** Progress bars only when a person is watching; plain lines for logs and CI. */
+  /**
+   * A terminal, not a pipe or file: progress bars only when a person is watching, and stdout's
+   * text is stripped of control sequences only then (piped, it is data, kept byte for byte).
+   */
   isTTY?: boolean;
   columns?: number;
   /** Writes the CLI's own control sequences (the progress bar's line clearing), which `write` strips. */
@@ -22,7 +25,7 @@ export interface CliIo {
   /** Relative paths in arguments resolve against this. */
   cwd: string;
   stdin: AsyncIterable<string | Uint8Array>;
-  stdout: TextSink;
+  stdout: TerminalSink;
   stderr: TerminalSink;
 }
 
@@ -58,12 +61,20 @@ export function checkKeyVariable(variable: string, key: string, travels: 'header
   if (travels === 'header' && !/^[\u0021-\u007e]+$/.test(key)) throw new UsageError(`${variable} contains a space or a non-ASCII character; it was not used`);
 }
 
-/** Both streams with everything a terminal would act on stripped; `control` keeps the CLI's own sequences. */
+/**
+ * Everything a terminal would act on stripped: always on stderr (messages, names, from anywhere),
+ * on stdout only when it is a terminal. Redirected stdout (`refine < in > out`) is data and
+ * keeps the refined text byte for byte, as `--out` writes it. `control` keeps the CLI's own sequences.
+ */
 export function withSafeOutput(io: CliIo): CliIo {
   const { stdout, stderr } = io;
   return {
     ...io,
-    stdout: { write: (text: string) => stdout.write(stripTerminalControls(text)) },
+    stdout: {
+      write: stdout.isTTY === true ? (text: string) => stdout.write(stripTerminalControls(text)) : (text: string) => stdout.write(text),
+      isTTY: stdout.isTTY,
+      columns: stdout.columns,
+    },
     stderr: {
       write: (text: string) => stderr.write(stripTerminalControls(text)),
       control: (sequence: string) => stderr.write(sequence),

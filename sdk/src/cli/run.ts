@@ -86,7 +86,7 @@ function commandFor(argv: string[]): { command: Command; args: string[] } {
 }
 
 export async function run(argv: string[], unsafeIo: CliIo): Promise<number> {
-  // Messages, names and text from elsewhere reach the terminal without its control sequences.
+  // Messages, names and text from elsewhere reach a terminal without its control sequences (stdout piped is data, kept as is).
   const io = withSafeOutput(unsafeIo);
   if (argv[0] === '--version' || argv[0] === '-v') {
     io.stdout.write(`${VERSION}\n`);

@@ -11,6 +11,10 @@ const ESCAPE_SEQUENCE = new RegExp(
     '\\u001b\\][^\\u0007\\u001b]*(?:\\u0007|\\u001b\\\\)?', // OSC: window title, hyperlinks, clipboard
     '\\u001b[PX^_][^\\u001b]*(?:\\u001b\\\\)?', // DCS, SOS, PM, APC strings
     '\\u001b[ -/]*[0-~]?', // any other escape
+    '\\u009b[0-?]*[ -/]*[@-~]?', // 8-bit CSI, parameters and all (not just its introducer)
+    // 8-bit OSC, DCS, SOS, PM, APC: an unterminated one is dropped up to the line's end, not past it.
+    '\\u009d[^\\u0007\\u001b\\u009c\\n]*(?:\\u0007|\\u009c|\\u001b\\\\)?',
+    '[\\u0090\\u0098\\u009e\\u009f][^\\u001b\\u009c\\n]*(?:\\u009c|\\u001b\\\\)?',
   ].join('|'),
   'g',
 );

@@ -14,6 +14,8 @@ export interface CliRunOptions {
   stdin?: string;
   /** Pretend stderr is a terminal (progress bar) rather than a pipe (plain lines). */
   tty?: boolean;
+  /** Pretend stdout is a terminal (its text stripped of control sequences) rather than a pipe (kept as is). */
+  stdoutTty?: boolean;
 }
 
 export async function runCli(argv: string[], options: CliRunOptions): Promise<CliResult> {
@@ -23,7 +25,7 @@ export async function runCli(argv: string[], options: CliRunOptions): Promise<Cl
     env: options.env,
     cwd: options.cwd,
     stdin: Readable.from([options.stdin ?? '']),
-    stdout: { write: (text: string) => (stdout += text) },
+    stdout: { write: (text: string) => (stdout += text), isTTY: options.stdoutTty ?? false, columns: 100 },
     stderr: { write: (text: string) => (stderr += text), isTTY: options.tty ?? false, columns: 100 },
   });
   return { code, stdout, stderr };
