@@ -102,8 +102,15 @@ export class KeyService {
     return toApiKey(row);
   }
 
-  /** Refused (409) for the account's last unexpired key with `keys:admin` (or `*`). */
-  async revoke(actor: Actor, id: string): Promise<void> {
+  /**
+   * Refused (409) for the account's last unexpired key with `keys:admin` (or `*`),
+   * and (403 naming the scope, as for rotate) for a key with a scope the caller lacks.
+   */
+  async revoke(principal: Principal, actor: Actor, id: string): Promise<void> {
+    const existing = await this.accounts.findAccountKey(principal.accountId, id);
+    if (!existing) throw keyNotFound(id);
+    const missing = firstMissing(principal.scopes, parseScopes(existing.scopes));
+    if (missing !== undefined) throw lacksScope(missing);
     const outcome = await this.accounts.revokeAccountKey({ ...actor, at: new Date().toISOString() }, id, (row) =>
       hasScope(parseScopes(row.scopes), 'keys:admin'),
     );

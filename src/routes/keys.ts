@@ -77,7 +77,7 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
       response: { 204: { description: 'Revoked', type: 'null' }, ...commonErrors, ...notFoundError, ...conflictError },
     },
     handler: async (request, reply) => {
-      await keys.revoke(actorOf(request), request.params.id);
+      await keys.revoke(request.principal, actorOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   });

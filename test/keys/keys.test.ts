@@ -154,6 +154,20 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect((await call(`/v1/keys/${mine.id}/rotate`, { method: 'POST', key: otherKey, json: {} })).status).toBe(404);
   });
 
+  it('revoking a key with a scope the caller lacks is a 403 naming that scope, like rotating it', async () => {
+    const admin = await create({ name: 'keys admin only', scopes: ['keys:admin'] });
+    const everything = await create({ name: 'owner-like', scopes: ['*'] });
+    const reader = await create({ name: 'reader', scopes: ['audit:read'] });
+    for (const [target, scope] of [[everything, '*'], [reader, 'audit:read']] as const) {
+      const refused = await call(`/v1/keys/${target.id}`, { method: 'DELETE', key: admin.secret });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toEqual({ error: 403, message: `this key lacks the scope "${scope}"` });
+      expect((await call(`/v1/keys/${target.id}`)).status).toBe(200);
+    }
+    const peer = await create({ name: 'peer admin', scopes: ['keys:admin'] });
+    expect((await call(`/v1/keys/${peer.id}`, { method: 'DELETE', key: admin.secret })).status).toBe(204);
+  });
+
   it('an account\'s last keys:admin key cannot be deleted (409); with another one it can', async () => {
     const otherKey = await server.createAccount(`admins-${target.engine}`);
     secrets.push(otherKey);
@@ -161,7 +175,8 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     const last = await call(`/v1/keys/${self.id}`, { method: 'DELETE', key: otherKey });
     expect(last.status).toBe(409);
     expect((await last.json()).message).toMatch(/last key with the scope "keys:admin"/);
-    const second = await create({ name: 'second admin', scopes: ['keys:admin'] }, otherKey);
+    // `*`: revoking a key needs every scope it has (the account's first key has `*`).
+    const second = await create({ name: 'second admin', scopes: ['*'] }, otherKey);
     expect((await call(`/v1/keys/${self.id}`, { method: 'DELETE', key: second.secret })).status).toBe(204);
     expect((await call(`/v1/keys/${second.id}`, { method: 'DELETE', key: second.secret })).status).toBe(409);
   });
