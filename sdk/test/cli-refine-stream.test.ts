@@ -1,8 +1,10 @@
 /** `persona-refine refine --stream` against a real server and the fake provider streaming. */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RefineFixture, startRefineFixture } from '../../test/helpers/refine-fixture.js';
-import { EXIT_RULES_BROKEN } from '../src/cli/refine-command.js';
+import { EXIT_RULES_BROKEN, EXIT_STREAM_REPLACED } from '../src/cli/refine-command.js';
 import { run } from '../src/cli/run.js';
 import { PersonaRefine } from '../src/index.js';
 
@@ -62,5 +64,42 @@ describe('persona-refine refine --stream', () => {
     const result = await cli(['a.txt']);
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('--stream refines stdin only');
+  });
+});
+
+describe('persona-refine refine --stream against a done event that replaces what was streamed', () => {
+  it('the note on stderr, nothing more on stdout (no wrong text then right text), its own exit code', async () => {
+    // A hand-written service: the providers listing, then a stream whose result is not its pieces.
+    const server = createServer((req, res) => {
+      if (req.url === '/v1/providers') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify([{ id: 'rules', name: 'Rules only', requiresKey: false }]));
+        return;
+      }
+      req.resume();
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'x-persona-version': '3' });
+      res.end(
+        'event: delta\ndata: {"text":"Here is"}\n\n' +
+          'event: done\ndata: {"response":"Ahoy! Yer order be on its way.","violations":{},"usage":{"providerCalls":1},"replaced":true}\n\n',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      let stdout = '';
+      let stderr = '';
+      const code = await run(['refine', '--stream', '--persona', 'p1', '--provider', 'rules'], {
+        env: { PERSONA_REFINE_API_KEY: 'pr_test_key', PERSONA_REFINE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
+        cwd: process.cwd(),
+        stdin: Readable.from(['Tell our customers.']),
+        stdout: { write: (text: string) => (stdout += text) },
+        stderr: { write: (text: string) => (stderr += text), isTTY: false },
+      });
+      expect(code).toBe(EXIT_STREAM_REPLACED);
+      expect(EXIT_STREAM_REPLACED).not.toBe(EXIT_RULES_BROKEN);
+      expect(stdout).toBe('Here is\n');
+      expect(stderr).toContain('note: the streamed text was not the final result; do not use it');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

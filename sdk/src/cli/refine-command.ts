@@ -18,6 +18,11 @@ export const PROVIDER_KEY_VARIABLE = 'PERSONA_REFINE_PROVIDER_KEY';
 const DEFAULT_CONCURRENCY = 4;
 /** Exit code of a refine that worked but left some of the persona's rules broken (no failure: that is 1). */
 export const EXIT_RULES_BROKEN = 3;
+/**
+ * Exit code of `refine --stream` when the service's final result is not what it streamed (a
+ * service bug it flags as `replaced`): stdout holds the wrong text, and a script must not use it.
+ */
+export const EXIT_STREAM_REPLACED = 4;
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
@@ -92,11 +97,11 @@ async function refineStreamed(request: RefineInput, { io, client }: CliContext):
     if (piece !== '') last = piece;
   }
   if (!last.endsWith('\n')) io.stdout.write('\n');
-  const { violations, usage, response, replaced } = await stream.result;
+  const { violations, usage, replaced } = await stream.result;
   if (replaced) {
-    // The pieces shown are not the result (a service bug): the whole result follows them.
-    io.stderr.write('note: the streamed text was not the final result; the whole result follows\n');
-    io.stdout.write(response.endsWith('\n') ? response : `${response}\n`);
+    // The pieces printed are not the result (a service bug). Printing the result after them would
+    // leave a pipe with wrong text then right text: say so on stderr and fail with a code of its own.
+    io.stderr.write(`note: the streamed text was not the final result; do not use it: refine again without --stream\n`);
   }
   const broken = brokenRules(violations);
   const tokens =
@@ -104,6 +109,7 @@ async function refineStreamed(request: RefineInput, { io, client }: CliContext):
       ? 'tokens not reported'
       : `${usage.inputTokens} input + ${usage.outputTokens} output tokens`;
   io.stderr.write(`${broken ? `rules still broken: ${broken}` : 'no rule broken'}; ${tokens}\n`);
+  if (replaced) return EXIT_STREAM_REPLACED;
   return broken ? EXIT_RULES_BROKEN : 0;
 }
 
