@@ -49,7 +49,9 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   useEffect(() => {
     if (!loaded || scopes.can('labels:protected') || !scopes.can('labels:write')) return;
     const names = [...new Set([...Object.keys(loaded.labels), 'production'])];
-    void Promise.all(names.map((label) => api.labelPolicy(id, label).then((p) => (p.protected ? label : undefined), () => undefined))).then(
+    // A policy that cannot be read counts as protected (fail closed): better a control disabled
+    // for a moment than a production label offered to a key that may not move it.
+    void Promise.all(names.map((label) => api.labelPolicy(id, label).then((p) => (p.protected ? label : undefined), () => label))).then(
       (found) => setProtectedLabels(new Set(found.filter((l): l is string => l !== undefined))),
     );
   }, [labelNames, scopes.granted]);
