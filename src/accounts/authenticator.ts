@@ -86,7 +86,13 @@ export class Authenticator {
       row.expires_at === null ? Infinity : Date.parse(row.expires_at),
       row.matchedPrevious && row.previous_expires_at !== null ? Date.parse(row.previous_expires_at) : Infinity,
     );
-    if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+    // A Map iterates in insertion order: when full, the oldest lookup goes, not every
+    // tenant's (clearing all would let one tenant's many keys flush the others').
+    this.cache.delete(hash);
+    if (this.cache.size >= MAX_CACHED_KEYS) {
+      const oldest = this.cache.keys().next();
+      if (!oldest.done) this.cache.delete(oldest.value);
+    }
     this.cache.set(hash, { principal, expiresAt: now + this.cacheTtlMs, validUntil });
     return principal;
   }

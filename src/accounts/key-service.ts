@@ -11,6 +11,9 @@ import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 import type { Principal } from './authenticator.js';
 import { firstMissing, hasScope, parseScopes } from './scopes.js';
 
+/** Live (unrevoked, unexpired) keys an account may have (docs/keys-and-scopes.md, "Keys over HTTP"). */
+export const MAX_LIVE_KEYS_PER_ACCOUNT = 100;
+
 const keyNotFound = (id: string) => notFound(`key "${id}" not found`);
 const forbidden = (message: string) => new DomainError('forbidden', message);
 
@@ -84,10 +87,16 @@ export class KeyService {
       previous_expires_at: null,
       expiry_recorded_at: null,
     };
-    await this.accounts.insertKey(row as never, {
+    const inserted = await this.accounts.insertKeyWithinCap(row, MAX_LIVE_KEYS_PER_ACCOUNT, {
       author: { ...actor, at: row.created_at },
       entry: { action: 'key.created', keyId: row.id },
     });
+    if (!inserted) {
+      throw new DomainError(
+        'conflict',
+        `this account already has ${MAX_LIVE_KEYS_PER_ACCOUNT} live keys (unrevoked and unexpired), the most it may have; revoke one before creating another`,
+      );
+    }
     return { ...toApiKey(row, now), secret };
   }
 

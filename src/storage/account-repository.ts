@@ -52,6 +52,28 @@ export class AccountRepository {
   }
 
   /**
+   * Inserts the key unless its account already has `maxLive` live (unrevoked,
+   * unexpired) keys; false then. The account row is locked first, so concurrent
+   * creations cannot both pass the count.
+   */
+  async insertKeyWithinCap(key: ApiKeyRow, maxLive: number, event: { author: ChangeAuthor; entry: AuditEntry }): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set((eb) => ({ name: eb.ref('name') })).where('id', '=', key.account_id).execute();
+      const { live } = await trx
+        .selectFrom('api_keys')
+        .select((eb) => eb.fn.countAll<string | number>().as('live'))
+        .where('account_id', '=', key.account_id)
+        .where('revoked_at', 'is', null)
+        .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', event.author.at)]))
+        .executeTakeFirstOrThrow();
+      if (Number(live) >= maxLive) return false;
+      await trx.insertInto('api_keys').values(key as never).execute();
+      await recordEvent(trx, event.author, event.entry);
+      return true;
+    });
+  }
+
+  /**
    * The unrevoked key with this hash as its current secret, or as its previous
    * secret within a rotation's grace (`matchedPrevious`). Expiry is the caller's to judge.
    */

@@ -181,6 +181,23 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect((await call(`/v1/keys/${second.id}`, { method: 'DELETE', key: second.secret })).status).toBe(409);
   });
 
+  it('an account has at most 100 live keys: the next creation is a 409 naming the cap; revoking one frees a slot', async () => {
+    const owner = await server.createAccount(`crowded-${target.engine}`);
+    secrets.push(owner);
+    const made: Array<{ id: string }> = [];
+    // The account's first key counts; one that has expired does not.
+    made.push(await create({ name: 'soon expired', scopes: ['refine'], expiresAt: new Date(Date.now() + 1_000).toISOString() }, owner));
+    for (let i = 0; i < 98; i++) made.push(await create({ name: `key ${i}`, scopes: ['refine'] }, owner));
+    await sleep(1_100);
+    made.push(await create({ name: 'key 99', scopes: ['refine'] }, owner));
+    const refused = await call('/v1/keys', { method: 'POST', key: owner, json: { name: 'one too many', scopes: ['refine'] } });
+    expect(refused.status).toBe(409);
+    expect((await refused.json()).message).toMatch(/already has 100 live keys.*revoke one/);
+    expect((await call(`/v1/keys/${made[1]!.id}`, { method: 'DELETE', key: owner })).status).toBe(204);
+    await create({ name: 'after a revocation', scopes: ['refine'] }, owner);
+    expect((await call('/v1/keys', { method: 'POST', key: owner, json: { name: 'again too many', scopes: ['refine'] } })).status).toBe(409);
+  });
+
   it('an expired key is a 401 saying it expired, and key.expired is written once', async () => {
     const key = await create({ name: 'temporary', scopes: ['audit:read'], expiresAt: new Date(Date.now() + 1_500).toISOString() });
     expect((await call('/v1/audit', { key: key.secret })).status).toBe(200);
