@@ -5,7 +5,7 @@
  */
 import type { CallScope } from './call-scope.js';
 import { PersonaRefineError } from './errors.js';
-import { EventStreamParser, type ServerSentEvent } from './event-stream-parser.js';
+import { DEFAULT_MAX_EVENT_BYTES, EventStreamParser, type ServerSentEvent } from './event-stream-parser.js';
 import type { components } from './generated/openapi.js';
 import type { PostOptions, Transport } from './transport.js';
 import type { RefineInput, RefineResult } from './types.js';
@@ -62,7 +62,9 @@ export class RefineStream implements AsyncIterable<string> {
     let scope: CallScope | undefined;
     try {
       const request = { method: 'POST' as const, path: '/refine', body: { ...this.input, stream: true }, headers: { accept: 'text/event-stream' } };
-      const open = await this.transport.open(request, this.options, openStream);
+      // The client's maxAnswerBytes bounds a stream's event too, when it is below the parser's own bound.
+      const maxEventBytes = Math.min(this.transport.maxAnswerBytes, DEFAULT_MAX_EVENT_BYTES);
+      const open = await this.transport.open(request, this.options, (response) => openStream(response, maxEventBytes));
       scope = open.scope;
       const { headers, reader, parser } = open.opened;
       let events = open.opened.events;
@@ -96,14 +98,14 @@ export class RefineStream implements AsyncIterable<string> {
 /** One attempt's answer, read up to its first event that counts: an `error` first is the attempt's failure (and may be retried). */
 const COUNTED = new Set(['delta', 'done', 'error']);
 
-async function openStream(response: Response): Promise<OpenedStream> {
+async function openStream(response: Response, maxEventBytes: number): Promise<OpenedStream> {
   const { headers } = response;
   if (!/^text\/event-stream/.test(headers.get('content-type') ?? '') || !response.body) {
     await response.body?.cancel();
     throw new PersonaRefineError({ kind: 'http', status: response.status, message: `HTTP ${response.status} answer is not an event stream`, requestId: requestIdOf(headers) });
   }
   const reader = response.body.getReader();
-  const parser = new EventStreamParser();
+  const parser = new EventStreamParser(maxEventBytes);
   const events: ServerSentEvent[] = [];
   try {
     for (;;) {

@@ -65,6 +65,11 @@ export interface ApiResponse<T> {
 export class Transport {
   constructor(private readonly config: TransportConfig) {}
 
+  /** The most an answer may weigh, in bytes (the client's `maxAnswerBytes`). */
+  get maxAnswerBytes(): number {
+    return this.config.maxAnswerBytes;
+  }
+
   async call<T>(request: ApiRequest, options: PostOptions = {}): Promise<ApiResponse<T>> {
     const scope = this.scopeFor(options);
     try {

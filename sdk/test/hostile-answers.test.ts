@@ -131,6 +131,19 @@ describe('finding 6: bounded reading', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
   });
 
+  it("a stream event larger than the client's maxAnswerBytes: AnswerTooLargeError at that limit", async () => {
+    const url = await handWritten((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`event: delta\ndata: {"text":"${'x'.repeat(64 * 1024)}"}\n\nevent: done\ndata: {"response":"x"}\n\n`);
+    });
+    const client = new PersonaRefine({ apiKey: KEY, baseUrl: url, maxAnswerBytes: 16 * 1024, maxRetries: 0 });
+    const error = await (async () => {
+      for await (const _ of client.refineStream(REFINE)) void _;
+    })().catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(AnswerTooLargeError);
+    expect(error).toMatchObject({ limitBytes: 16 * 1024 });
+  });
+
   it('the parser is linear: a 12 MiB line in 4 KiB pieces is parsed in well under a second', () => {
     const parser = new EventStreamParser();
     const piece = new TextEncoder().encode('y'.repeat(4096));
