@@ -9,6 +9,11 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** The API key travels in a header: visible ASCII only, or fetch refuses it (quoting it). */
 const HEADER_SAFE = /^[\u0021-\u007e]+$/;
 
+/** Whether `key` holds a control character (C0, DEL, C1): what a paste drags in. */
+export const hasControlCharacter = (key: string): boolean => CONTROL.test(key);
+/** Whether `key` may travel in a header: visible ASCII only, non-empty. */
+export const isHeaderSafe = (key: string): boolean => HEADER_SAFE.test(key);
+
 export function checkApiKey(apiKey: string): void {
   if (!HEADER_SAFE.test(apiKey)) {
     throw new TypeError(`PersonaRefine: apiKey contains ${CONTROL.test(apiKey) ? 'a control character (a pasted newline?)' : 'a space or a non-ASCII character'}; it was not sent`);

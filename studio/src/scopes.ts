@@ -8,7 +8,7 @@ import { useContext } from 'preact/hooks';
 import { hasScope, type Scope as ScopeName } from '../../src/accounts/scopes.js';
 
 // The one list of scopes is the service's own (pure, no imports): the studio bundles it.
-export { SCOPES as SCOPE_NAMES, type Scope as ScopeName } from '../../src/accounts/scopes.js';
+export { SCOPES as SCOPE_NAMES, type Scope as ScopeName, firstMissing, hasScope } from '../../src/accounts/scopes.js';
 
 export interface KeyScopes {
   /** Undefined while unknown. */

@@ -5,6 +5,7 @@
  * a guess, because a wrong guess overwrites someone's persona.
  */
 import type { Persona, UpdatePersonaInput } from '../index.js';
+import { targetOf } from './import-target.js';
 import { type FieldChange, diffJson, formatChange } from './json-diff.js';
 import type { DesiredPersona, PersonaFile } from './persona-files.js';
 
@@ -19,24 +20,12 @@ const comparable = (persona: { name: string; attributes: Record<string, unknown>
   attributes: persona.attributes,
 });
 
-function findTarget(desired: DesiredPersona, server: Persona[]): Persona | undefined | string {
-  if (desired.id !== undefined) {
-    return (
-      server.find((persona) => persona.id === desired.id) ??
-      `id ${desired.id} is not on the server (deleted, or exported from another server or account); remove "id" to create it anew`
-    );
-  }
-  const named = server.filter((persona) => persona.name === desired.name);
-  if (named.length > 1) return `${named.length} personas are named ${JSON.stringify(desired.name)}; add the "id" of the one you mean`;
-  return named[0];
-}
-
 export function planImport(files: PersonaFile[], server: Persona[]): PlanEntry[] {
   const claimedBy = new Map<string, string>();
   return files.map((file): PlanEntry => {
     if ('problem' in file) return { action: 'error', path: file.path, problem: file.problem };
     const desired = file.persona;
-    const target = findTarget(desired, server);
+    const target = targetOf(desired, server);
     if (typeof target === 'string') return { action: 'error', path: file.path, problem: target };
     if (target === undefined) {
       return { action: 'create', path: file.path, desired, changes: diffJson({}, comparable(desired)) };

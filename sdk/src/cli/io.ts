@@ -3,6 +3,7 @@
  * streams and a chosen environment instead of spawning a built binary.
  */
 import { PersonaRefine, type PersonaRefineOptions } from '../index.js';
+import { hasControlCharacter, isHeaderSafe } from '../key-check.js';
 import { stripTerminalControls } from './terminal-text.js';
 
 export interface TextSink {
@@ -57,8 +58,8 @@ export function contextFor(io: CliIo): CliContext {
  * a header, so it must be visible ASCII; a provider key travels in the JSON body.
  */
 export function checkKeyVariable(variable: string, key: string, travels: 'header' | 'body' = 'body'): void {
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(key)) throw new UsageError(`${variable} contains a control character (a pasted newline?); it was not used`);
-  if (travels === 'header' && !/^[\u0021-\u007e]+$/.test(key)) throw new UsageError(`${variable} contains a space or a non-ASCII character; it was not used`);
+  if (hasControlCharacter(key)) throw new UsageError(`${variable} contains a control character (a pasted newline?); it was not used`);
+  if (travels === 'header' && !isHeaderSafe(key)) throw new UsageError(`${variable} contains a space or a non-ASCII character; it was not used`);
 }
 
 /**

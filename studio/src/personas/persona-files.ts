@@ -4,6 +4,7 @@
  * an array of them. Importing matches a file's persona by its id if it has one, else by name, else creates it.
  */
 import type { Attributes, Persona } from '../api/types.js';
+import { targetOf } from '../../../sdk/src/cli/import-target.js';
 import { isPlainObject, sameJson } from './attributes.js';
 
 export const ALL_PERSONAS_FILE = 'personas.json';
@@ -79,22 +80,6 @@ export type ImportStep =
   | { action: 'update'; source: string; desired: DesiredPersona; current: Persona }
   | { action: 'unchanged'; source: string; current: Persona }
   | { action: 'error'; source: string; problem: string };
-
-/**
- * A file with an id describes that persona only: if it is not on the server, matching another by
- * name would overwrite the wrong persona (the CLI refuses the same way).
- */
-function targetOf(desired: DesiredPersona, existing: Persona[]): Persona | string | undefined {
-  if (desired.id !== undefined) {
-    return (
-      existing.find((persona) => persona.id === desired.id) ??
-      `id ${desired.id} is not on the server (deleted, or exported from another server or account); remove "id" to create it anew`
-    );
-  }
-  const named = existing.filter((persona) => persona.name === desired.name);
-  if (named.length > 1) return `${named.length} personas are named "${desired.name}"; add the "id" of the one you mean`;
-  return named[0];
-}
 
 /** Decides everything before anything is written, so a mistake in one file changes nothing. */
 export function planImport(items: ImportItem[], existing: Persona[]): ImportStep[] {

@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { asSentence } from '../api/api-error.js';
 import type { StudioApi } from '../api/client.js';
 import type { ApiKey, CreateKeyInput, IssuedApiKey } from '../api/types.js';
-import { SCOPE_NAMES, useScopes } from '../scopes.js';
+import { SCOPE_NAMES, firstMissing, useScopes } from '../scopes.js';
 import { Dialog } from './dialog.js';
 
 const SCOPE_HINTS: Record<string, string> = {
@@ -110,7 +110,7 @@ export function KeysView({ api }: { api: StudioApi }) {
     );
   }
   /** A key may only hand out the scopes it has. */
-  const grantable = (scope: string) => granted === undefined || granted.includes('*') || granted.includes(scope);
+  const grantable = (scope: string) => granted === undefined || firstMissing(granted, [scope]) === undefined;
 
   return (
     <section aria-labelledby="keys-heading" class="keys">

@@ -5,6 +5,7 @@ import { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
 import { plainError } from '../api/plain-errors.js';
 import { describedBy } from '../fields/field-parts.js';
+import { hasScope } from '../scopes.js';
 
 interface SignInProps {
   /** Why the last session ended, if it did not end by choice. */
@@ -28,7 +29,7 @@ export function SignIn({ reason, onSignedIn }: SignInProps) {
       const api = new StudioApi(candidate);
       // Which scopes the key has first, so a key without personas:read is not refused a list.
       const scopes = await api.currentKey().then((current) => current.scopes, () => undefined);
-      const mayList = scopes === undefined || scopes.includes('*') || scopes.includes('personas:read');
+      const mayList = scopes === undefined || hasScope(scopes, 'personas:read');
       onSignedIn(candidate, mayList ? await api.listPersonas() : []);
     } catch (failure) {
       if (!(failure instanceof ApiError)) throw failure;

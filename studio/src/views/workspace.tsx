@@ -13,7 +13,7 @@ import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
 import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
 import { COMPARE_HREF, HOME_HREF, KEYS_HREF, navigate, personaHref, useRoute } from '../routing.js';
-import { ScopesContext } from '../scopes.js';
+import { ScopesContext, hasScope } from '../scopes.js';
 import { KeysView } from './keys-view.js';
 import { downloadText } from './download.js';
 import { Home } from './home.js';
@@ -58,11 +58,11 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
     api.currentKey().then(
       (key) => {
         setGranted(key.scopes);
-        if (!key.scopes.includes('*') && !key.scopes.includes('personas:read')) {
+        if (!hasScope(key.scopes, 'personas:read')) {
           setNotice('This key lacks the scope “personas:read”, so personas are not listed.');
         }
         // Listing providers needs `refine`; a key without it refines nothing, so it is not asked.
-        if (key.scopes.includes('*') || key.scopes.includes('refine')) void loadProviders();
+        if (hasScope(key.scopes, 'refine')) void loadProviders();
         else setProviders([]);
       },
       () => {
@@ -72,7 +72,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
     );
   }, []);
 
-  const cannotList = granted !== undefined && !granted.includes('*') && !granted.includes('personas:read');
+  const cannotList = granted !== undefined && !hasScope(granted, 'personas:read');
   const reloadPersonas = () =>
     cannotList ? Promise.resolve() : api.listPersonas().then(setPersonas, () => setNotice('Could not load the personas; reload the page to try again.'));
   const loadProviders = () =>
