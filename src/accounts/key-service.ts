@@ -51,6 +51,28 @@ export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
   };
 }
 
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))?$/i;
+
+/**
+ * An RFC 3339 date-time with its zone (`Z` or an offset): without one it would
+ * be read in the server's zone. The date must exist (2027-02-31 is refused,
+ * not rolled over into March).
+ */
+function parseExpiresAt(text: string): number {
+  const match = DATE_TIME.exec(text);
+  if (!match) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
+  const [, year, month, day, hour, minute, second = '0', zone, offsetHours = '0', offsetMinutes = '0'] = match;
+  if (zone === undefined) throw invalidRequest('expiresAt must carry a time zone (Z or an offset such as +02:00), e.g. 2027-01-01T00:00:00Z');
+  const [y, mo, d, h, mi, se] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
+  const calendar = new Date(Date.UTC(y, mo - 1, d));
+  const exists = calendar.getUTCFullYear() === y && calendar.getUTCMonth() === mo - 1 && calendar.getUTCDate() === d;
+  const time = Date.parse(text);
+  if (!exists || h > 23 || mi > 59 || se > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59 || Number.isNaN(time)) {
+    throw invalidRequest(`expiresAt ${JSON.stringify(text)} is not a real date and time`);
+  }
+  return time;
+}
+
 /** Printable, without control characters: a name shows up in the studio and the CLI. */
 const NAME_SHAPE = /^[^\p{Cc}\p{Cf}]+$/u;
 
@@ -64,8 +86,7 @@ export class KeyService {
     const now = new Date();
     let expiresAt: string | null = null;
     if (body.expiresAt !== undefined) {
-      const time = Date.parse(body.expiresAt);
-      if (Number.isNaN(time) || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(body.expiresAt)) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
+      const time = parseExpiresAt(body.expiresAt);
       if (time <= now.getTime()) throw invalidRequest('expiresAt must be in the future');
       expiresAt = new Date(time).toISOString();
     }

@@ -84,6 +84,19 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect((await call('/v1/keys', { method: 'POST', json: { name: 'a\u0007b', scopes: ['refine'] } })).status).toBe(400);
   });
 
+  it('expiresAt needs a time zone and a real calendar date (400); an offset is kept as the same instant', async () => {
+    const zoneless = await call('/v1/keys', { method: 'POST', json: { name: 'x', scopes: ['refine'], expiresAt: '2030-01-01T00:00:00' } });
+    expect(zoneless.status).toBe(400);
+    expect((await zoneless.json()).message).toMatch(/time zone/);
+    for (const impossible of ['2030-02-31T00:00:00Z', '2030-13-01T00:00:00Z', '2030-01-01T24:00:00Z', '2030-01-01T00:60:00Z', '2030-01-01T00:00:00+25:00']) {
+      const refused = await call('/v1/keys', { method: 'POST', json: { name: 'x', scopes: ['refine'], expiresAt: impossible } });
+      expect(refused.status, impossible).toBe(400);
+      expect((await refused.json()).message, impossible).toMatch(/^expiresAt /);
+    }
+    const offset = await create({ name: 'offset', scopes: ['refine'], expiresAt: '2030-06-30T23:30:00.5-02:00' });
+    expect(offset.expiresAt).toBe('2030-07-01T01:30:00.500Z');
+  });
+
   it('a key cannot create a key that outlives it or has looser limits (403 naming what)', async () => {
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
     const expiring = await create({ name: 'expiring admin', scopes: ['keys:admin', 'refine'], expiresAt: tomorrow });
