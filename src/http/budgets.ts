@@ -5,7 +5,7 @@
  * sent (a stream: when it ends). The refine pipeline knows nothing of keys: its
  * usage reaches the key through src/usage/request-usage.ts.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { rateLimited } from '../errors.js';
 import type { BudgetStore } from '../limits/key-budget.js';
@@ -68,6 +68,8 @@ export interface BudgetOptions {
   waitMs?: number;
 }
 
+const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
 export function installBudgets(app: FastifyInstance, { store, refines, metrics, record, waitMs = BUDGET_WAIT_MS }: BudgetOptions): void {
   app.decorateRequest('budgetMeter', null);
   const warn = (error: unknown) => app.log.warn({ err: error }, 'token budget could not be settled');
@@ -81,8 +83,7 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
     );
   }
 
-  app.addHook('preHandler', async (request) => {
-    if (!request.routeOptions.config.budgeted) return;
+  const admit = async (request: FastifyRequest): Promise<void> => {
     const { keyId, limits } = request.principal;
     if (limits.refinesPerMinute !== null) {
       const decision = await refines.hit(`refines:${keyId}`, limits.refinesPerMinute);
@@ -124,19 +125,15 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
-  });
+  };
 
   // The handler runs inside the request's usage context, so its usage is counted for its key (and its budget).
-  app.addHook('preHandler', (request, _reply, done) => {
-    if (request.routeOptions.config.public) {
-      done();
-      return;
-    }
+  const withinUsageContext: preHandlerHookHandler = (request, _reply, done) => {
     const meter = request.budgetMeter;
     requestUsage.run({ keyId: request.principal.keyId, onTokens: meter ? (tokens) => meter.add(tokens) : undefined }, done);
-  });
+  };
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  const reportRemaining: onSendHookHandler = async (request, reply, payload) => {
     const meter = request.budgetMeter;
     if (!meter) return payload;
     const streamed = typeof (payload as { pipe?: unknown } | null)?.pipe === 'function';
@@ -151,10 +148,17 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
     });
     if (used !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, meter.limit - used)));
     return payload;
-  });
+  };
   const settleLate = async (request: FastifyRequest) => {
     await request.budgetMeter?.settle().catch(warn);
   };
-  app.addHook('onResponse', settleLate);
-  app.addHook('onRequestAbort', settleLate);
+
+  // Only the routes that spend tokens (`config.budgeted`) pay for these hooks; they run before the route's own.
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.budgeted) return;
+    route.preHandler = [admit, withinUsageContext, ...asList(route.preHandler)];
+    route.onSend = [reportRemaining, ...asList(route.onSend)];
+    route.onResponse = [settleLate, ...asList(route.onResponse)];
+    route.onRequestAbort = [settleLate, ...asList(route.onRequestAbort)];
+  });
 }
