@@ -48,6 +48,7 @@ export class AccountService {
   async createKey(accountName: string, options: { name?: string; scopes?: string[] } = {}): Promise<IssuedKey> {
     const account = await this.accounts.findAccountByName(accountName);
     if (!account) throw notFound(`account "${accountName}" does not exist`);
+    if (options.scopes !== undefined && options.scopes.length === 0) throw invalidRequest('scopes must name at least one scope; leave them out for every scope (*)');
     const unknown = options.scopes?.find((scope) => !(SCOPE_GRANTS as readonly string[]).includes(scope));
     if (unknown !== undefined) throw invalidRequest(`unknown scope "${unknown}"; scopes are ${SCOPE_GRANTS.join(', ')}`);
     const key = generateApiKey();

@@ -50,7 +50,10 @@ const commands: Record<string, Command> = {
   'keys create': async (accounts, args) => {
     const name = option(args, '--account');
     if (!name) throw new UsageError('keys create needs --account NAME');
-    const scopes = option(args, '--scopes')?.split(',').map((s) => s.trim()).filter((s) => s !== '');
+    const scopesGiven = args.some((a) => a === '--scopes' || a.startsWith('--scopes='));
+    const scopes = scopesGiven ? (option(args, '--scopes') ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '') : undefined;
+    // An empty list must not fall back to every scope (*): leave --scopes out for that.
+    if (scopes !== undefined && scopes.length === 0) throw new UsageError('--scopes needs at least one scope (a,b); leave it out for a key with every scope (*)');
     const issued = await accounts.createKey(name, { name: option(args, '--name'), scopes });
     print(`created key ${issued.keyId} for account "${issued.accountName}"; the key is shown only once:`);
     print(issued.key);

@@ -27,4 +27,15 @@ describe('admin CLI keys with scopes', () => {
       stderr: expect.stringContaining('unknown scope "personas:admin"'),
     });
   });
+
+  it('keys create with an empty --scopes is an error, not a * key', async () => {
+    await cliCreateAccount(server.databaseUrl, 'cli-empty');
+    const before = await cli(server.databaseUrl, 'keys', 'list');
+    for (const args of [['--scopes', ''], ['--scopes', ' , '], ['--scopes=']]) {
+      await expect(cli(server.databaseUrl, 'keys', 'create', '--account', 'cli-empty', ...args), args.join(' ')).rejects.toMatchObject({
+        stderr: expect.stringContaining('--scopes needs at least one scope'),
+      });
+    }
+    expect(await cli(server.databaseUrl, 'keys', 'list')).toBe(before);
+  });
 });
