@@ -183,6 +183,22 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('budgets across two insta
     expect((await b.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) })).status).toBe(429);
   });
 
+  it('through Redis too, a refine that spent nothing (404) does not switch the concurrency guard off', async () => {
+    const { personaId, perRefine } = await setUp(a);
+    const budget = Math.floor(perRefine * 2.5);
+    const key = await createKey(a, { tokensPerDay: budget });
+    expect((await b.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody('prs_does_not_exist') })).status).toBe(404);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) })),
+    );
+    const served = answers.filter((r) => r.status === 200).length;
+    expect(answers.every((r) => r.status === 200 || r.status === 429)).toBe(true);
+    await b.request('/v1/usage'); // flushes b's counts
+    const spent = await tokensSpentBy(a, key.id);
+    expect(spent).toBe(served * perRefine);
+    expect(spent).toBeLessThanOrEqual(budget + perRefine);
+  });
+
   it('refinesPerMinute is one count for both instances', async () => {
     await awayFromMinuteEdge();
     const persona = await (await a.request('/v1/personas', { method: 'POST', json: { name: 'Rated' } })).json();
