@@ -18,18 +18,18 @@ const keyNotFound = (id: string) => notFound(`key "${id}" not found`);
 const forbidden = (message: string) => new DomainError('forbidden', message);
 
 /**
- * A key cannot create one that outlives it or may spend more than it may: a
- * 403 naming the first field that would be looser than the calling key's own.
+ * A key cannot hand out a secret (by creating or rotating a key) that outlives it or may
+ * spend more than it may: a 403 naming the first field looser than the calling key's own.
  */
 function checkWithinCaller(principal: Principal, expiresAt: string | null, limits: CreateKeyBody['limits']): void {
   if (principal.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(principal.expiresAt))) {
-    throw forbidden(`this key expires at ${principal.expiresAt}; a key it creates must have an expiresAt no later than that`);
+    throw forbidden(`this key expires at ${principal.expiresAt}; a key it creates or rotates must have an expiresAt no later than that`);
   }
   for (const name of ['tokensPerDay', 'refinesPerMinute'] as const) {
     const own = principal.limits[name];
     const wanted = limits?.[name] ?? null;
     if (own !== null && (wanted === null || wanted > own)) {
-      throw forbidden(`this key has limits.${name} = ${own}; a key it creates must have a ${name} limit of at most that`);
+      throw forbidden(`this key has limits.${name} = ${own}; a key it creates or rotates must have a ${name} limit of at most that`);
     }
   }
 }
@@ -160,6 +160,8 @@ export class KeyService {
     if (!existing) throw keyNotFound(id);
     const missing = firstMissing(principal.scopes, parseScopes(existing.scopes));
     if (missing !== undefined) throw lacksScope(missing);
+    const current = toApiKey(existing);
+    checkWithinCaller(principal, current.expiresAt, current.limits);
     const now = new Date();
     const secret = generateApiKey();
     const graceEnds = new Date(now.getTime() + graceSeconds * 1000).toISOString();

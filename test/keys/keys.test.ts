@@ -122,6 +122,23 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect(within.limits).toEqual({ tokensPerDay: 500, refinesPerMinute: 10 });
   });
 
+  it('a key cannot rotate a key that outlives it or has looser limits: the new secret would (403 naming what)', async () => {
+    const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
+    const expiring = await create({ name: 'expiring admin', scopes: ['keys:admin', 'refine'], expiresAt: tomorrow });
+    const forever = await create({ name: 'forever', scopes: ['refine'] });
+    const rotated = await call(`/v1/keys/${forever.id}/rotate`, { method: 'POST', key: expiring.secret, json: {} });
+    expect(rotated.status).toBe(403);
+    expect((await rotated.json()).message).toMatch(/expiresAt/);
+    const limited = await create({ name: 'limited admin', scopes: ['keys:admin', 'refine'], limits: { tokensPerDay: 1000 } });
+    const unlimited = await call(`/v1/keys/${forever.id}/rotate`, { method: 'POST', key: limited.secret, json: {} });
+    expect(unlimited.status).toBe(403);
+    expect((await unlimited.json()).message).toMatch(/tokensPerDay/);
+    // Its own key (same expiry, same limits) it may rotate.
+    const self = await call(`/v1/keys/${limited.id}/rotate`, { method: 'POST', key: limited.secret, json: {} });
+    expect(self.status).toBe(200);
+    secrets.push((await self.json()).secret);
+  });
+
   it('rotation without grace: the old secret is refused within 5 s, the new one works, the id stays', async () => {
     const key = await create({ name: 'ci', scopes: ['personas:read'] });
     expect((await call('/v1/personas', { key: key.secret })).status).toBe(200);
