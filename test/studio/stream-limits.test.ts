@@ -2,13 +2,17 @@
  * Issue 29, finding 6, in the studio: it reads streams with the SDK's bounded parser, so a
  * hostile or broken answer (a line that never ends, an event that is not JSON) ends the preview
  * with the usual error, neither freezing the tab nor throwing an uncaught error.
+ *
+ * And it reads a stream's events as the SDK does: only delta, done and error, each checked
+ * for the types it needs. A malformed one ends the preview with the usual error (no uncaught
+ * TypeError), an unknown one is skipped.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { chromiumAvailable, useSignedInStudio } from './studio-browser.js';
 
-describe.skipIf(!chromiumAvailable)('Persona Studio preview against a hostile stream', () => {
+describe.skipIf(!chromiumAvailable)('Persona Studio preview against a hostile or malformed stream', () => {
   let server: TestServer;
   let page: Page;
   let personaId: string;
@@ -44,5 +48,27 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview against a hostile st
   it('an event whose data is not a JSON object: reported the same way', async () => {
     await streamWith('event: delta\ndata: null\n\n');
     await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor();
+  });
+
+  it('an error event whose message is not a string: the usual failure, nothing uncaught', async () => {
+    await streamWith('event: error\ndata: {"message":5}\n\n');
+    await page.getByRole('alert').getByText('The service failed (HTTP 500)').waitFor({ timeout: 10_000 });
+  });
+
+  it('a done event whose response is not a string: reported as a failed answer', async () => {
+    await streamWith('event: delta\ndata: {"text":"Hi"}\n\nevent: done\ndata: {"response":42}\n\n');
+    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor({ timeout: 10_000 });
+  });
+
+  it('a delta event without text: reported as a failed answer', async () => {
+    await streamWith('event: delta\ndata: {"text":7}\n\n');
+    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor({ timeout: 10_000 });
+  });
+
+  it('an unknown event that is not JSON is skipped, as the SDK skips it', async () => {
+    await streamWith('event: progress\ndata: 40%\n\nevent: delta\ndata: {"text":"Hi there."}\n\nevent: done\ndata: {"response":"Hi there."}\n\n');
+    const refined = page.getByRole('figure', { name: 'Refined by Streamed' });
+    await refined.waitFor({ timeout: 10_000 });
+    expect(await refined.locator('.diff-text').textContent()).toBe('Hi there.');
   });
 });
