@@ -18,6 +18,8 @@ export interface CompiledPersona {
   name: string;
   attributes: Record<string, unknown>;
   rules: PersonaRules;
+  /** The score a text needs to pass (`minScore`), if the persona sets one. */
+  minScore: number | undefined;
   system: string;
   /** Well-known keys stored with a value of none of their shapes, which prompt and rules ignore. */
   invalid: AttributeProblem[];
@@ -51,7 +53,7 @@ export class CompiledPersonas {
       const attributes = JSON.parse(source.attributesJson) as Record<string, unknown>;
       const persona = { name: source.name, attributes };
       const { values, invalid } = parseAttributes(attributes);
-      compiled = { version: source.version, ...persona, rules: rulesFromValues(values), system: buildSystemMessage(persona), invalid };
+      compiled = { version: source.version, ...persona, rules: rulesFromValues(values), minScore: values.minScore, system: buildSystemMessage(persona), invalid };
       this.cache.set(key, compiled, bytesOf(compiled, source.attributesJson));
     }
     return compiled;

@@ -1,7 +1,8 @@
 /** Lints any text against a persona's rules, without a provider (POST /v1/check). */
 import type { CompiledPersonas } from './compiled-personas.js';
 import type { PersonaPin } from '../personas/persona-history.js';
-import { checkText, preservedOriginal } from '../rules/index.js';
+import { checkText, preservedOriginal, type Severity } from '../rules/index.js';
+import { passes, personaScore, type SubScores } from '../scoring/persona-score.js';
 
 /** What to check (POST /v1/check adapts its body to this). */
 export interface CheckRequest extends PersonaPin {
@@ -13,7 +14,9 @@ export interface CheckRequest extends PersonaPin {
 
 export interface CheckVerdict {
   passed: boolean;
-  violations: { rule: string; message: string; start: number; end: number }[];
+  score: number;
+  scores: SubScores;
+  violations: { rule: string; severity: Severity; message: string; start: number; end: number }[];
   /** Well-known attributes held with a value of none of their shapes, ignored until fixed. */
   warnings: { attribute: string; message: string }[];
 }
@@ -31,13 +34,16 @@ export class PersonaCheck {
   async check(accountId: string, body: CheckRequest): Promise<CheckResult> {
     const persona = await this.personas.get(accountId, body.personaId, body);
     const preserved = body.original !== undefined && persona.rules.preserve ? preservedOriginal(body.original) : undefined;
-    const violations = checkText(persona.rules, body.content, preserved).map(({ rule, message, start, end }) => ({
+    const violations = checkText(persona.rules, body.content, preserved).map(({ rule, severity, message, start, end }) => ({
       rule,
+      severity,
       message,
       start,
       end,
     }));
     const warnings = persona.invalid.map(({ key, message }) => ({ attribute: key, message: `${message}; it is ignored until fixed` }));
-    return { verdict: { passed: violations.length === 0, violations, warnings }, personaVersion: persona.version };
+    const { score, scores } = personaScore({ findings: violations, originalItems: preserved?.items.length });
+    const passed = passes(violations, score, persona.minScore);
+    return { verdict: { passed, score, scores, violations, warnings }, personaVersion: persona.version };
   }
 }

@@ -12,7 +12,8 @@ import type { ProviderRegistry } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
 import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
-import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { type PersonaScore, personaScore } from '../scoring/persona-score.js';
 import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
@@ -27,7 +28,9 @@ export type RunMode = 'stream' | 'collect';
 export interface RunEnd {
   /** The whole result: exactly the concatenation of the pieces, unless `replaced`. */
   response: string;
-  violations: RuleViolation[];
+  violations: RuleFinding[];
+  /** The deterministic score of the result (X-Persona-Score). */
+  score: PersonaScore;
   /** Provider calls and the tokens reported, summed over every call (fallbacks and the repair included). */
   usage: UsageTally;
   /** Shown text that is not a prefix of the result (a bug): `response` replaces it; logged and counted by the caller. */
@@ -50,6 +53,10 @@ export interface RefineRun {
    */
   pieces: AsyncGenerator<string, RunEnd, undefined>;
 }
+
+/** The deterministic score of a result: its findings against what it was rewritten from. */
+export const scoreOf = (violations: readonly RuleFinding[], original: PreservedOriginal | undefined): PersonaScore =>
+  personaScore({ findings: violations, originalItems: original?.items.length });
 
 /** A result known at once (the rules provider, a cached answer) as a run: the whole text, then the end. */
 export async function* wholeText(end: Omit<RunEnd, 'replaced' | 'providerMs'>): AsyncGenerator<string, RunEnd, undefined> {
@@ -193,7 +200,9 @@ export async function runThroughProviders(
       else if (end.rest !== '') yield end.rest;
       const usage = new UsageTally();
       for (const contribution of contributions) usage.addTally(contribution.tally);
-      const result: RunEnd = { response: end.response, violations: end.violations, usage, replaced: end.replaced, providerMs: performance.now() - started };
+      const result: RunEnd = {
+        response: end.response, violations: end.violations, score: scoreOf(end.violations, original), usage, replaced: end.replaced, providerMs: performance.now() - started,
+      };
       await onEnd(result, first.link);
       return result;
     } catch (error) {

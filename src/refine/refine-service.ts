@@ -16,7 +16,8 @@ import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
-import { enforce, preservedOriginal, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import type { PersonaScore } from '../scoring/persona-score.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
 import type { RefineRequest } from './refine-request.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -24,7 +25,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
+import { type RefineRun, type RunJob, type RunMode, runThroughProviders, scoreOf, wholeText } from './refine-run.js';
 import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -41,7 +42,9 @@ export interface RefineResult {
   /** Time spent waiting on the provider, retries and repair included, for Server-Timing. */
   providerMs: number;
   /** Rule violations neither the fixes nor the repair call could remove. */
-  violations: RuleViolation[];
+  violations: RuleFinding[];
+  /** The deterministic score of the answer (X-Persona-Score). */
+  score: PersonaScore;
   /** Who produced the answer; no model for the offline `rules` provider. */
   provider: string;
   model: string | undefined;
@@ -86,8 +89,8 @@ export class RefineService {
     const run = await this.start(accountId, body, signal, cachePolicy, 'collect');
     let next = await run.pieces.next();
     while (!next.done) next = await run.pieces.next();
-    const { response, providerMs, violations, usage } = next.value;
-    return { response, providerMs, violations, usage, provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}) };
+    const { response, providerMs, violations, score, usage } = next.value;
+    return { response, providerMs, violations, score, usage, provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}) };
   }
 
   /**
@@ -101,10 +104,12 @@ export class RefineService {
   private async start(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy: CachePolicy | undefined, mode: RunMode): Promise<RefineRun> {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
-      const { text, remaining } = this.enforce(persona, body.content, originalFor(persona, body.content));
+      const original = originalFor(persona, body.content);
+      const { text, remaining } = this.enforce(persona, body.content, original);
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText({ response: text, violations: remaining, usage }), ...rulesCache(cachePolicy) };
+      const end = { response: text, violations: remaining, score: scoreOf(remaining, original), usage };
+      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText(end), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal);
     const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, tracer: this.tracer, clock: this.clock };
@@ -172,7 +177,7 @@ export class RefineService {
     this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
     return {
       personaVersion: job.persona.version, provider: hit.answer.provider, model: hit.answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
-      pieces: wholeText({ response: text, violations: remaining, usage }),
+      pieces: wholeText({ response: text, violations: remaining, score: scoreOf(remaining, job.original), usage }),
     };
   }
 

@@ -16,7 +16,7 @@
  * whole answer refined at once; if a bug ever made them differ, the true result wins
  * (`replaced`).
  */
-import { applyWordFixes, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleViolation } from '../rules/index.js';
+import { applyWordFixes, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled } from './output-cleanup.js';
 
@@ -25,7 +25,7 @@ export interface StreamEnd {
   rest: string;
   /** The whole result: the non-streamed result without its repair call. */
   response: string;
-  violations: RuleViolation[];
+  violations: RuleFinding[];
   /** What was shown is not a prefix of the result (a bug, logged and counted): `response` replaces it. */
   replaced: boolean;
 }

@@ -20,7 +20,7 @@ function doneEvent(end: RunEnd): StreamDone {
     ...(end.usage.outputKnown ? { outputTokens: end.usage.outputTokens } : {}),
     providerCalls: end.usage.providerCalls,
   };
-  return { response: end.response, violations: countViolations(end.violations), usage, ...(end.replaced ? { replaced: true } : {}) };
+  return { response: end.response, violations: countViolations(end.violations), score: end.score.score, usage, ...(end.replaced ? { replaced: true } : {}) };
 }
 
 /** What a replay with the same Idempotency-Key gets: the whole text as one delta, then the same `done`. */
@@ -65,6 +65,7 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
           'content-type': EVENT_STREAM_HEADERS['content-type'], 'x-persona-version': String(refined.personaVersion), 'x-provider': providerHeader(refined),
         };
         if (next.value.violations.length > 0) headers['x-persona-violations'] = summarizeViolations(next.value.violations);
+        headers['x-persona-score'] = String(done.score);
         await settlement.complete({ status: 200, headers, body: replayBody(done) });
         stored = true;
       }

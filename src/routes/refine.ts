@@ -12,7 +12,7 @@ import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { sendRefineStream } from './refine-stream.js';
 import { parseCacheControl } from '../cache/cache-control.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
-import { RefineBody, RefineResponse } from '../schemas/refine.js';
+import { PersonaScoreHeader, RefineBody, RefineResponse } from '../schemas/refine.js';
 import { usageHeader } from '../usage/usage-tally.js';
 
 const RefineHeaders = Type.Composite([
@@ -44,6 +44,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         'Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. ' +
         'A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` ' +
         '(e.g. `avoid=1,maxWords=1,preserve=2`) when the persona\'s rules are still broken after the fixes and one repair call; ' +
+        'every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); ' +
         '`preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. ' +
         'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. ' +
         'With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` ' +
@@ -60,7 +61,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
       security: [{ bearerAuth: [] }],
       headers: RefineHeaders,
       body: RefineBody,
-      response: { 200: { description: 'The refined text', headers: PersonaVersionHeader, ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
+      response: { 200: { description: 'The refined text', headers: { ...PersonaVersionHeader, ...PersonaScoreHeader }, ...RefineResponse }, ...commonErrors, ...notFoundError, ...idempotencyErrors, ...providerErrors },
     },
     handler: async (request, reply) => {
       const { accountId } = request.principal;
@@ -95,6 +96,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         reply.header('x-persona-version', String(result.personaVersion));
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
+        reply.header('x-persona-score', String(result.score.score));
         reply.header('x-provider', result.model === undefined ? result.provider : `${result.provider}/${result.model}`);
         reply.header('x-usage', usageHeader(result.usage));
         if (result.cache) {

@@ -10,7 +10,7 @@
  * end of the text is the persona's own wording and is protected from the other rules,
  * which keeps `enforce` idempotent.
  */
-import type { PersonaRules, RuleViolation } from './types.js';
+import type { PersonaRules, RuleFinding, RuleViolation } from './types.js';
 import { RULE_IDS } from './types.js';
 import { appendAll, overlapTest, type OverlapTest } from './spans.js';
 import { findProtectedSpans, type ProtectedSpan } from './protected-spans.js';
@@ -51,10 +51,17 @@ function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
  * Violations of the text's own rules in text order, then (given the original it was
  * rewritten from) the items of the original it lost, in the original's order.
  */
-export function checkText(rules: PersonaRules, text: string, original?: PreservedOriginal): RuleViolation[] {
+export function checkText(rules: PersonaRules, text: string, original?: PreservedOriginal): RuleFinding[] {
   const violations = hasTextRules(rules) ? textViolations(rules, text) : [];
   if (rules.preserve && original !== undefined) appendAll(violations, preserveViolations(original, text));
-  return violations;
+  return withSeverities(rules, violations);
+}
+
+/** In place: a text may have hundreds of thousands of findings, each weighed by the persona's `enforce`. */
+function withSeverities(rules: PersonaRules, violations: RuleViolation[]): RuleFinding[] {
+  const findings = violations as RuleFinding[];
+  for (const finding of findings) finding.severity = rules.recommended.includes(finding.rule) ? 'recommended' : 'required';
+  return findings;
 }
 
 function textViolations(rules: PersonaRules, text: string): RuleViolation[] {
@@ -107,7 +114,7 @@ export function enforce(
   rules: PersonaRules,
   text: string,
   original?: PreservedOriginal,
-): { text: string; fixed: Record<string, number>; remaining: RuleViolation[] } {
+): { text: string; fixed: Record<string, number>; remaining: RuleFinding[] } {
   const { text: fixedText, fixed } = applyFixes(rules, text);
   return { text: fixedText, fixed, remaining: checkText(rules, fixedText, original) };
 }

@@ -23,8 +23,8 @@
  * `applyFixes` repeats its fixes until the text stops changing, so `enforce` is
  * idempotent: running it on its own output changes nothing (engine.ts).
  */
-export type { PersonaRules, RuleId, RuleViolation, VocabularyEntry } from './types.js';
-export { RULE_IDS } from './types.js';
+export type { PersonaRules, RuleFinding, RuleId, RuleViolation, Severity, VocabularyEntry } from './types.js';
+export { RULE_IDS, SEVERITIES } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
 export { checkText, applyFixes, applyWordFixes, enforce } from './engine.js';
 export { endsInsideFence } from './protected-spans.js';

@@ -5,7 +5,8 @@
  * A value of none of the key's shapes is ignored by both (see parseAttributes).
  *
  * Opting out is the catalogue's `enforce` key (one switch in one place): `false` disables every
- * rule, `{ "avoid": false }` single ones by rule id. Per-rule object forms such as
+ * rule, `{ "avoid": false }` single ones by rule id; `"recommended"` keeps a rule on with findings
+ * that lower the score without failing the text. Per-rule object forms such as
  * `"avoid": { "terms": [...], "enforce": false }` are deliberately not supported: `{ "terms": … }`
  * would be ambiguous with a vocabulary entry for the word "terms".
  */
@@ -17,7 +18,7 @@ export function rulesFromAttributes(attributes: Record<string, unknown>): Person
 }
 
 export function rulesFromValues(values: AttributeValues): PersonaRules {
-  const off = values.enforce;
+  const off = values.enforce?.off;
   const enforced = <K extends AttributeKey>(key: K): AttributeValues[K] => {
     const rule = ATTRIBUTE_CATALOGUE[key].rule;
     return rule !== undefined && off?.has(rule) ? undefined : values[key];
@@ -32,6 +33,7 @@ export function rulesFromValues(values: AttributeValues): PersonaRules {
     maxSentences: enforced('maxSentences') ?? null,
     // Needs no attribute: every persona's answers keep the facts of what they rewrite.
     preserve: !off?.has('preserve'),
+    recommended: [...(values.enforce?.recommended ?? [])].filter((rule) => !off?.has(rule)),
   };
 }
 

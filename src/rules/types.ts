@@ -12,6 +12,10 @@ export const RULE_IDS = [
 
 export type RuleId = (typeof RULE_IDS)[number];
 
+/** What a finding weighs: a required one fails the text, a recommended one only lowers its score. */
+export const SEVERITIES = ['required', 'recommended'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
 export interface RuleViolation {
   rule: RuleId;
   message: string;
@@ -23,6 +27,11 @@ export interface RuleViolation {
    */
   start: number;
   end: number;
+}
+
+/** A violation as checks report it: with the severity the persona gave its rule. */
+export interface RuleFinding extends RuleViolation {
+  severity: Severity;
 }
 
 export interface VocabularyEntry {
@@ -43,4 +52,6 @@ export interface PersonaRules {
   readonly maxSentences: number | null;
   /** Numbers, links, code and placeholders of the original must survive (on unless opted out). */
   readonly preserve: boolean;
+  /** Rules whose findings are recommended rather than required (`enforce`); the others are required. */
+  readonly recommended: readonly RuleId[];
 }

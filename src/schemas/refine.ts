@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { CheckRequest, CheckVerdict } from '../refine/persona-check.js';
 import type { RefineRequest } from '../refine/refine-request.js';
-import { RULE_IDS } from '../rules/types.js';
+import { RULE_IDS, SEVERITIES } from '../rules/types.js';
 import type { Assignable } from './common.js';
 import { PersonaPinFields } from './persona-history.js';
 
@@ -119,6 +119,7 @@ export const StreamDone = Type.Object(
   {
     response: Type.String({ description: "The whole result: exactly the concatenation of every delta's text, unless `replaced`" }),
     violations: ViolationCounts,
+    score: Type.Integer({ minimum: 0, maximum: 100, description: 'The deterministic score of `response`, as X-Persona-Score gives it for an answer not streamed' }),
     usage: StreamUsage,
     replaced: Type.Optional(
       Type.Literal(true, {
@@ -131,6 +132,22 @@ export const StreamDone = Type.Object(
   { $id: 'StreamDone', additionalProperties: false },
 );
 export type StreamDone = Static<typeof StreamDone>;
+
+/** Response header of every refine answer that is not streamed. */
+export const PersonaScoreHeader = {
+  'X-Persona-Score': Type.Integer({ minimum: 0, maximum: 100, description: 'The score of the answer (0–100), as POST /v1/check computes it' }),
+};
+
+const Score = (description: string) => Type.Integer({ minimum: 0, maximum: 100, description });
+
+const SubScores = Type.Object(
+  {
+    rules: Score('100 less a penalty per finding of the text\'s own rules (10 required, 4 recommended)'),
+    facts: Score("The share of `original`'s numbers, links, code and placeholders the text kept; 100 without `original`"),
+    voice: Type.Optional(Score("The judge's mean rating of the persona's descriptive attributes, 1 → 0 … 5 → 100; present only when judged")),
+  },
+  { additionalProperties: false },
+);
 
 export const CheckBody = Type.Object(
   {
@@ -152,11 +169,19 @@ export type CheckBodyIsCheckRequest = Assignable<CheckBody, CheckRequest>;
 
 export const CheckResponse = Type.Object(
   {
-    passed: Type.Boolean({ description: 'True when the text breaks none of the persona\'s rules' }),
+    passed: Type.Boolean({
+      description: "True when no required finding remains and, if the persona sets `minScore`, `score` reaches it",
+    }),
+    score: Score('How well the text matches the persona: `scores` combined with the weights of the documentation'),
+    scores: SubScores,
     violations: Type.Array(
       Type.Object(
         {
           rule: Type.String({ description: `The rule id: ${RULE_IDS.join(', ')}` }),
+          severity: Type.Union(
+            SEVERITIES.map((severity) => Type.Literal(severity)),
+            { description: 'required (the default) fails the check; recommended only lowers the score. Set per rule by the `enforce` attribute' },
+          ),
           message: Type.String(),
           start: Type.Integer({
             description: 'Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original`',

@@ -76,6 +76,8 @@ describe('well-known attribute shapes', () => {
       const res = await f.server.request('/v1/check', { method: 'POST', json: { personaId, content: LONG_TEXT } });
       expect(await res.json()).toEqual({
         passed: true,
+        score: 100,
+        scores: { rules: 100, facts: 100 },
         violations: [],
         warnings: [
           {

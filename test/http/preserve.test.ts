@@ -128,9 +128,9 @@ describe('preserve: numbers, links, code and placeholders survive a refine', () 
       const body = await res.json();
       expect(body.passed).toBe(false);
       expect(body.violations).toEqual([
-        { rule: 'preserve', message: 'is missing the number "48213" of the original', start: 30, end: 35 },
-        { rule: 'preserve', message: 'is missing the number "1,250.00" of the original', start: 40, end: 48 },
-        { rule: 'preserve', message: 'is missing the placeholder "{{ship_date}}" of the original', start: 58, end: 71 },
+        { rule: 'preserve', severity: 'required', message: 'is missing the number "48213" of the original', start: 30, end: 35 },
+        { rule: 'preserve', severity: 'required', message: 'is missing the number "1,250.00" of the original', start: 40, end: 48 },
+        { rule: 'preserve', severity: 'required', message: 'is missing the placeholder "{{ship_date}}" of the original', start: 58, end: 71 },
       ]);
       expect(body.violations.map((v: { start: number; end: number }) => TEMPLATE.slice(v.start, v.end))).toEqual(['48213', '1,250.00', '{{ship_date}}']);
       expect(f.fake.requestCount).toBe(0);
@@ -138,21 +138,21 @@ describe('preserve: numbers, links, code and placeholders survive a refine', () 
 
     it('passes a rewrite that kept everything, and checks nothing against an original it was not given', async () => {
       const kept = 'Hey {{first_name}}! Order 48213 ($1250.00) is on its way {{ship_date}}: acme.com/t/48213';
-      expect(await (await check({ personaId, content: kept, original: TEMPLATE })).json()).toEqual({ passed: true, violations: [], warnings: [] });
-      expect(await (await check({ personaId, content: 'Hello' })).json()).toEqual({ passed: true, violations: [], warnings: [] });
-      expect(await (await check({ personaId, content: 'Hello', original: '' })).json()).toEqual({ passed: true, violations: [], warnings: [] });
+      expect(await (await check({ personaId, content: kept, original: TEMPLATE })).json()).toEqual({ passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [] });
+      expect(await (await check({ personaId, content: 'Hello' })).json()).toEqual({ passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [] });
+      expect(await (await check({ personaId, content: 'Hello', original: '' })).json()).toEqual({ passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [] });
     });
 
     it('lists the text rules first (offsets in content), then the lost items (offsets in original)', async () => {
       const body = await (await check({ personaId: avoidingId, content: 'Pure synergy.', original: 'Order 7: synergy.' })).json();
       expect(body.violations).toEqual([
-        { rule: 'avoid', message: 'uses banned phrase "synergy"', start: 5, end: 12 },
-        { rule: 'preserve', message: 'is missing the number "7" of the original', start: 6, end: 7 },
+        { rule: 'avoid', severity: 'required', message: 'uses banned phrase "synergy"', start: 5, end: 12 },
+        { rule: 'preserve', severity: 'required', message: 'is missing the number "7" of the original', start: 6, end: 7 },
       ]);
     });
 
     it('follows the persona: nothing reported when it turns preserve off', async () => {
-      expect(await (await check({ personaId: optedOutId, content: 'Hello', original: TEMPLATE })).json()).toEqual({ passed: true, violations: [], warnings: [] });
+      expect(await (await check({ personaId: optedOutId, content: 'Hello', original: TEMPLATE })).json()).toEqual({ passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [] });
     });
 
     it('validates original like content: a string of at most 100,000 characters', async () => {

@@ -154,7 +154,7 @@ describe('POST /v1/refine with "stream": true', () => {
     const events = parseEventStream(await res.text());
     expect(events).toEqual([
       { event: 'delta', data: { text: 'Our members love GitHub.\n\nCheers,\nAcme' } },
-      { event: 'done', data: { response: 'Our members love GitHub.\n\nCheers,\nAcme', violations: {}, usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 } } },
+      { event: 'done', data: { response: 'Our members love GitHub.\n\nCheers,\nAcme', violations: {}, score: 100, usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 } } },
     ]);
   });
 

@@ -87,7 +87,7 @@ describe('persona rules enforced after generation', () => {
     expect(byRule).toMatchObject({ vocabulary: 'customers', avoid: 'synergy', emoji: '🎉' });
     expect(body.violations.map((v: { rule: string }) => v.rule)).toContain('signOff');
     const clean = await f.server.request('/v1/check', { method: 'POST', json: { personaId, content: `All good, members.${SIGNED}` } });
-    expect(await clean.json()).toEqual({ passed: true, violations: [], warnings: [] });
+    expect(await clean.json()).toEqual({ passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [] });
     expect(f.fake.requestCount).toBe(0);
   });
 

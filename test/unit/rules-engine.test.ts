@@ -46,6 +46,7 @@ describe('rulesFromAttributes', () => {
       maxWords: 60,
       maxSentences: 5,
       preserve: true,
+      recommended: [],
     });
   });
 
@@ -69,6 +70,7 @@ describe('rulesFromAttributes', () => {
       maxWords: null,
       maxSentences: null,
       preserve: true,
+      recommended: [],
     };
     expect(odd).toEqual(onlyPreserve);
     for (const attributes of [null, undefined, [], 'x', 3]) {

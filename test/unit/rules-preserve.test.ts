@@ -210,8 +210,8 @@ describe('the rule in the engine', () => {
     const persona = rulesFromAttributes({ avoid: ['synergy'] });
     const violations = checkText(persona, 'Pure synergy.', preservedOriginal('Order 4417: pure synergy.'));
     expect(violations).toEqual([
-      { rule: 'avoid', message: 'uses banned phrase "synergy"', start: 5, end: 12 },
-      { rule: 'preserve', message: 'is missing the number "4417" of the original', start: 6, end: 10 },
+      { rule: 'avoid', severity: 'required', message: 'uses banned phrase "synergy"', start: 5, end: 12 },
+      { rule: 'preserve', severity: 'required', message: 'is missing the number "4417" of the original', start: 6, end: 10 },
     ]);
   });
 

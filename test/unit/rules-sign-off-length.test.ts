@@ -10,6 +10,7 @@ describe('signOff', () => {
     expect(checkText(rules, input)).toEqual([
       {
         rule: 'signOff',
+        severity: 'required',
         message: 'does not end with the sign-off "Best,\\nThe Acme Team"',
         start: input.length,
         end: input.length,
@@ -66,8 +67,8 @@ describe('maxWords and maxSentences', () => {
   it('reports the count and the limit over the whole text', () => {
     const input = 'Thanks for reaching out. We have fixed the bug in the export. It ships on Monday!';
     expect(checkText(rules, input)).toEqual([
-      { rule: 'maxWords', message: 'has 16 words; the limit is 12', start: 0, end: input.length },
-      { rule: 'maxSentences', message: 'has 3 sentences; the limit is 2', start: 0, end: input.length },
+      { rule: 'maxWords', severity: 'required', message: 'has 16 words; the limit is 12', start: 0, end: input.length },
+      { rule: 'maxSentences', severity: 'required', message: 'has 3 sentences; the limit is 2', start: 0, end: input.length },
     ]);
     expect(applyFixes(rules, input)).toEqual({ text: input, fixed: {} });
   });

@@ -100,7 +100,7 @@ describe('casing', () => {
     const input = 'Push it to Github.';
     const violations = checkText(rules, input);
     expect(violations).toEqual([
-      { rule: 'casing', message: 'writes "Github"; the spelling is "GitHub"', start: 11, end: 17 },
+      { rule: 'casing', severity: 'required', message: 'writes "Github"; the spelling is "GitHub"', start: 11, end: 17 },
     ]);
     expect(spansOf(input, violations)).toEqual(['Github']);
   });

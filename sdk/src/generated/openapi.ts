@@ -1956,7 +1956,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
          */
         post: {
             parameters: {
@@ -2006,6 +2006,8 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
+                        /** @description The score of the answer (0–100), as POST /v1/check computes it */
+                        "X-Persona-Score"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2185,11 +2187,23 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description True when the text breaks none of the persona's rules */
+                            /** @description True when no required finding remains and, if the persona sets `minScore`, `score` reaches it */
                             passed: boolean;
+                            /** @description How well the text matches the persona: `scores` combined with the weights of the documentation */
+                            score: number;
+                            scores: {
+                                /** @description 100 less a penalty per finding of the text's own rules (10 required, 4 recommended) */
+                                rules: number;
+                                /** @description The share of `original`'s numbers, links, code and placeholders the text kept; 100 without `original` */
+                                facts: number;
+                                /** @description The judge's mean rating of the persona's descriptive attributes, 1 → 0 … 5 → 100; present only when judged */
+                                voice?: number;
+                            };
                             violations: {
                                 /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences, preserve */
                                 rule: string;
+                                /** @description required (the default) fails the check; recommended only lowers the score. Set per rule by the `enforce` attribute */
+                                severity: "required" | "recommended";
                                 message: string;
                                 /** @description Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original` */
                                 start: number;
@@ -3403,21 +3417,27 @@ export interface components {
              */
             instructions?: string | null;
             /**
-             * @description Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. This is also the switch of `preserve`, the rule every persona has without any attribute: the numbers, URLs, e-mail addresses, code and template placeholders of the content must all be in the answer (one repair call, then reported); `{ "preserve": false }` turns it off. Never shown to the model.
+             * @description Turns rules off after generation (the keys above still reach the model) or sets how much their findings weigh: `false` all of them off, `{ "avoid": false }` single ones by rule id, and `"required"` (the default, also `true`) or `"recommended"` per rule: a required finding fails a check, a recommended one only lowers the score, as in `{ "maxWords": "recommended", "avoid": "required" }`. This is also the switch of `preserve`, the rule every persona has without any attribute: the numbers, URLs, e-mail addresses, code and template placeholders of the content must all be in the answer (one repair call, then reported); `{ "preserve": false }` turns it off. Never shown to the model.
              * @example {
-             *       "avoid": false
+             *       "avoid": false,
+             *       "maxWords": "recommended"
              *     }
              */
             enforce?: boolean | {
-                vocabulary?: boolean;
-                casing?: boolean;
-                avoid?: boolean;
-                emoji?: boolean;
-                signOff?: boolean;
-                maxWords?: boolean;
-                maxSentences?: boolean;
-                preserve?: boolean;
+                vocabulary?: boolean | ("required" | "recommended");
+                casing?: boolean | ("required" | "recommended");
+                avoid?: boolean | ("required" | "recommended");
+                emoji?: boolean | ("required" | "recommended");
+                signOff?: boolean | ("required" | "recommended");
+                maxWords?: boolean | ("required" | "recommended");
+                maxSentences?: boolean | ("required" | "recommended");
+                preserve?: boolean | ("required" | "recommended");
             } | null;
+            /**
+             * @description The lowest score (0–100) a text may have and still pass a check; a judged refine scoring under it gets its one repair call aimed at the low-rated attributes. Never shown to the model.
+             * @example 80
+             */
+            minScore?: number | null;
         } & {
             [key: string]: unknown;
         };
@@ -3529,6 +3549,8 @@ export interface components {
             violations: {
                 [key: string]: number;
             };
+            /** @description The deterministic score of `response`, as X-Persona-Score gives it for an answer not streamed */
+            score: number;
             /** @description What `X-Usage` says for a whole answer: the tokens the providers reported (a member is absent when one did not), and the calls made */
             usage: {
                 inputTokens?: number;

@@ -17,6 +17,7 @@ import {
   limit,
   replacements,
   ruleSwitches,
+  score,
   type Shape,
   terms,
   text,
@@ -188,11 +189,21 @@ export const ATTRIBUTE_CATALOGUE = {
   enforce: attribute({
     shape: ruleSwitches,
     description:
-      'Turns rules off after generation (the keys above still reach the model): `false` all of them, `{ "avoid": false }` single ones by rule id. ' +
+      'Turns rules off after generation (the keys above still reach the model) or sets how much their findings weigh: `false` all of them off, ' +
+      '`{ "avoid": false }` single ones by rule id, and `"required"` (the default, also `true`) or `"recommended"` per rule: a required finding fails a check, ' +
+      'a recommended one only lowers the score, as in `{ "maxWords": "recommended", "avoid": "required" }`. ' +
       'This is also the switch of `preserve`, the rule every persona has without any attribute: the numbers, URLs, e-mail addresses, code and template placeholders ' +
       'of the content must all be in the answer (one repair call, then reported); `{ "preserve": false }` turns it off. Never shown to the model.',
-    example: { avoid: false },
+    example: { avoid: false, maxWords: 'recommended' },
     prompt: 'control',
+  }),
+  minScore: attribute({
+    shape: score,
+    description:
+      'The lowest score (0–100) a text may have and still pass a check; a judged refine scoring under it gets its one repair call aimed at the low-rated attributes. Never shown to the model.',
+    example: 80,
+    prompt: 'control',
+    field: { group: 'endings', label: 'Minimum score', kind: 'limit', hint: 'A whole number from 0 to 100; leave empty for none.' },
   }),
 };
 

@@ -5,7 +5,7 @@
  *
  * Pure and free of Node and package imports: the studio bundles this folder too.
  */
-import { RULE_IDS, type RuleId, type VocabularyEntry } from '../../rules/types.js';
+import { RULE_IDS, type RuleId, SEVERITIES, type VocabularyEntry } from '../../rules/types.js';
 import { isJsonObject } from '../../json-object.js';
 
 /** What a parser returns for a value of none of the accepted shapes. */
@@ -153,30 +153,46 @@ export const examplePairs: Shape<ExamplePair[]> = {
   },
 };
 
+/** Each rule's switch: off, or on with the severity its findings carry. */
+export interface RuleSettings {
+  readonly off: ReadonlySet<RuleId>;
+  readonly recommended: ReadonlySet<RuleId>;
+}
+
 /**
- * The rules switched off: `false` all of them, `true` none, `{ "avoid": false }` single ones by
- * rule id. An unknown rule id is refused rather than ignored, so a typo cannot leave a rule on.
+ * `false` switches every rule off, `true` none; `{ "avoid": false }` single ones by rule id, and a
+ * rule set to `"required"` or `"recommended"` is on with that severity (`true`: the default,
+ * required). An unknown rule id is refused rather than ignored, so a typo cannot leave a rule on.
  */
-export const ruleSwitches: Shape<ReadonlySet<RuleId>> = {
+export const ruleSwitches: Shape<RuleSettings> = {
   schema: {
     anyOf: [
       { type: 'boolean' },
       {
         type: 'object',
-        properties: Object.fromEntries(RULE_IDS.map((rule) => [rule, { type: 'boolean' }])),
+        properties: Object.fromEntries(RULE_IDS.map((rule) => [rule, { anyOf: [{ type: 'boolean' }, { type: 'string', enum: [...SEVERITIES] }] }])),
         additionalProperties: false,
       },
     ],
   },
-  expected: `true, false, or an object of rule ids (${RULE_IDS.join(', ')}) set to true or false`,
+  expected: `true, false, or an object of rule ids (${RULE_IDS.join(', ')}) set to true, false, "required" or "recommended"`,
   parse(value) {
-    if (typeof value === 'boolean') return new Set(value ? [] : RULE_IDS);
+    if (typeof value === 'boolean') return { off: new Set(value ? [] : RULE_IDS), recommended: new Set() };
     if (!isJsonObject(value)) return INVALID;
     const entries = Object.entries(value);
     const isRule = (id: string): id is RuleId => (RULE_IDS as readonly string[]).includes(id);
-    if (!entries.every(([id, on]) => isRule(id) && typeof on === 'boolean')) return INVALID;
-    return new Set(entries.filter(([, on]) => on === false).map(([id]) => id as RuleId));
+    const isSwitch = (on: unknown) => typeof on === 'boolean' || (SEVERITIES as readonly unknown[]).includes(on);
+    if (!entries.every(([id, on]) => isRule(id) && isSwitch(on))) return INVALID;
+    const ruleIds = (wanted: unknown) => new Set(entries.filter(([, on]) => on === wanted).map(([id]) => id as RuleId));
+    return { off: ruleIds(false), recommended: ruleIds('recommended') };
   },
+};
+
+/** A whole score from 0 to 100, such as `minScore`. */
+export const score: Shape<number> = {
+  schema: { type: 'integer', minimum: 0, maximum: 100 },
+  expected: 'a whole number from 0 to 100',
+  parse: (value) => (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 100 ? value : INVALID),
 };
 
 function cleanTerm(term: string): string {
