@@ -4,6 +4,7 @@
  * it is assignable; docs/architecture.md, "The domain owns its types").
  */
 import type { PersonaPin } from '../personas/persona-history.js';
+import type { JudgeRequest } from '../scoring/judge-verdict.js';
 
 /** A provider to try when the one before it failed in a way that may pass. */
 export interface FallbackRequest {
@@ -22,4 +23,9 @@ export interface RefineRequest extends PersonaPin {
   model?: string;
   stream?: boolean;
   fallbacks?: FallbackRequest[];
+  /**
+   * Has the final answer rated against the persona's descriptive attributes (docs/voice-score.md,
+   * "The judge"): by this provider, or with `true` by the refine's own provider, key and model.
+   */
+  judge?: JudgeRequest | true;
 }

@@ -18,6 +18,7 @@ import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { PersonaScore } from '../scoring/persona-score.js';
+import type { JudgeVerdict } from '../scoring/judge-verdict.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
 import type { RefineRequest } from './refine-request.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
@@ -43,8 +44,13 @@ export interface RefineResult {
   providerMs: number;
   /** Rule violations neither the fixes nor the repair call could remove. */
   violations: RuleFinding[];
-  /** The deterministic score of the answer (X-Persona-Score). */
+  /** The score of the answer (X-Persona-Score): deterministic, plus `voice` when the judge rated it. */
   score: PersonaScore;
+  /**
+   * Set when the request asked for a judge: the ratings of the answer returned (X-Persona-Ratings),
+   * or `{ error }` when the judge failed (the refine still succeeds; score without voice).
+   */
+  judge?: JudgeVerdict;
   /** Who produced the answer; no model for the offline `rules` provider. */
   provider: string;
   model: string | undefined;
