@@ -112,11 +112,13 @@ export class PersonaRefine {
   }
 
   /**
-   * Lints `content` against the persona's rules, without a provider; changes nothing.
-   * `personaVersion` or `personaLabel` pins the version. With `original` (what `content` was
-   * rewritten from, by anything), also reports each number, URL, e-mail address, code span or
-   * block and template placeholder of `original` that `content` lost, as a `preserve` violation
-   * whose `start`/`end` point into `original`.
+   * Scores `content` against the persona: `score` 0–100 and its parts `scores` (docs/voice-score.md),
+   * every rule finding with its `severity`, and `passed` (no required finding, and at least the
+   * persona's `minScore`). Without a provider; changes nothing. `personaVersion` or
+   * `personaLabel` pins the version. With `original` (what `content` was rewritten from, by
+   * anything), also reports each number, URL, e-mail address, code span or block and template
+   * placeholder of `original` that `content` lost, as a `preserve` violation whose `start`/`end`
+   * point into `original`.
    */
   async check(input: CheckInput, options?: CallOptions): Promise<CheckResult> {
     const { body, headers } = await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options);

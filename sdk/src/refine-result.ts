@@ -42,6 +42,13 @@ function parseCache(headers: Headers): RefineResult['cache'] {
   return status === 'HIT' ? { hit: true, ageSeconds: Number.isFinite(age) ? age : 0 } : { hit: false };
 }
 
+/** `87` → 87; absent or not a whole number 0–100 → undefined. */
+function parseScore(header: string | null): number | undefined {
+  if (header === null || !/^\s*\d{1,3}\s*$/.test(header)) return undefined;
+  const score = Number(header);
+  return score <= 100 ? score : undefined;
+}
+
 export function refineResult(body: { response: string }, headers: Headers): RefineResult {
   const hidden = (value: unknown) => ({ value, enumerable: false });
   return Object.defineProperties(body, {
@@ -50,5 +57,6 @@ export function refineResult(body: { response: string }, headers: Headers): Refi
     provider: hidden(parseProvider(headers.get('x-provider'))),
     cache: hidden(parseCache(headers)),
     personaVersion: hidden(Number(headers.get('x-persona-version'))),
+    score: hidden(parseScore(headers.get('x-persona-score'))),
   }) as RefineResult;
 }

@@ -17,11 +17,11 @@ type StreamDelta = components['schemas']['StreamDelta'];
 /**
  * A streamed refine's result: `{ response }` like `refine`'s, with `violations` (no repair call
  * on a stream: what only the model can fix is reported here), `usage` (the tokens the provider
- * reported, `{}` when it reported none), `personaVersion` and `replaced` non-enumerable.
+ * reported, `{}` when it reported none), `score` (`done.score`), `personaVersion` and `replaced` non-enumerable.
  * `response` is always the whole result; `replaced` is true only when the pieces that were
  * yielded are not a prefix of it (a service bug the server logs and counts): use `response`.
  */
-export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion'> & {
+export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'score'> & {
   readonly usage: Readonly<StreamDone['usage']>;
   readonly replaced: boolean;
 };
@@ -173,6 +173,7 @@ function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
   return Object.defineProperties(result, {
     violations: { value: done.violations ?? {}, enumerable: false },
     usage: { value: done.usage ?? {}, enumerable: false },
+    score: { value: typeof done.score === 'number' ? done.score : undefined, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
     replaced: { value: (done as { replaced?: boolean }).replaced === true, enumerable: false },
   }) as RefineStreamResult;

@@ -35,6 +35,12 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
     readonly provider: Readonly<{ id: string; model?: string }>;
     /** With the `cache` option: whether a stored answer was returned (`X-Cache`) and how old it is (`Age`). */
     readonly cache: Readonly<{ hit: true; ageSeconds: number } | { hit: false }> | undefined;
+    /**
+     * How well the answer matches the persona, 0–100, from `X-Persona-Score`: the score `check`
+     * gives it with the refined `content` as `original` (docs/voice-score.md); undefined from a
+     * server too old to send it.
+     */
+    readonly score: number | undefined;
   };
 /** A provider this instance can call, from GET /v1/providers. */
 export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];
@@ -44,6 +50,10 @@ export type UsageQuery = NonNullable<paths['/v1/usage']['get']['parameters']['qu
 export type UsageRow = JsonOf<paths['/v1/usage']['get']['responses'][200]>[number];
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
 export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]> & UsedPersonaVersion;
+/** One rule finding of a check, with where it is and its `severity`. */
+export type CheckFinding = CheckResult['violations'][number];
+/** `required` fails a check; `recommended` only lowers the score (set per rule by the persona's `enforce`). */
+export type Severity = CheckFinding['severity'];
 export type PersonaVersion = components['schemas']['PersonaVersion'];
 /** Label → version, e.g. `{ production: 3 }`. */
 export type PersonaLabels = JsonOf<paths['/v1/personas/{id}/labels']['get']['responses'][200]>;

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RefineFixture, startRefineFixture } from '../../test/helpers/refine-fixture.js';
-import { EXIT_RULES_BROKEN, EXIT_STREAM_REPLACED } from '../src/cli/refine-command.js';
+import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from '../src/cli/exit-codes.js';
 import { run } from '../src/cli/run.js';
 import { PersonaRefine } from '../src/index.js';
 
@@ -41,7 +41,7 @@ describe('persona-refine refine --stream', () => {
   it('prints the text as it arrives, fixed in flight, then rules still broken and tokens on stderr; exit 3', async () => {
     f.fake.setBehaviour({ mode: 'ok', reply: REPLY, pieceChars: 3, pieceDelayMs: 5 });
     const result = await cli([]);
-    expect(result.code).toBe(EXIT_RULES_BROKEN);
+    expect(result.code).toBe(EXIT_BELOW_BAR);
     expect(result.stdout).toBe(`${FIXED}\n`);
     expect(result.writes.length).toBeGreaterThan(2);
     for (const piece of result.writes) expect(piece).not.toMatch(/customers|github/);
@@ -95,7 +95,7 @@ describe('persona-refine refine --stream against a done event that replaces what
         stderr: { write: (text: string) => (stderr += text), isTTY: false },
       });
       expect(code).toBe(EXIT_STREAM_REPLACED);
-      expect(EXIT_STREAM_REPLACED).not.toBe(EXIT_RULES_BROKEN);
+      expect(EXIT_STREAM_REPLACED).not.toBe(EXIT_BELOW_BAR);
       expect(stdout).toBe('Here is\n');
       expect(stderr).toContain('note: the streamed text was not the final result; do not use it');
     } finally {

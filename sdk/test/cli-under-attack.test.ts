@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../../test/fakes/provider-server.js';
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.js';
-import { EXIT_RULES_BROKEN } from '../src/cli/refine-command.js';
+import { EXIT_BELOW_BAR } from '../src/cli/exit-codes.js';
 import { type Persona, PersonaRefine } from '../src/index.js';
 import { type CliRunOptions, runCli } from './helpers/cli.js';
 import { type ScriptedServer, startScriptedServer } from './helpers/scripted-server.js';
@@ -264,14 +264,14 @@ describe('persona-refine CLI under attack', () => {
   });
 
   describe('issue 24: the CLI tells the truth', () => {
-    it(`a refine that leaves rules broken says so on stderr and exits ${EXIT_RULES_BROKEN}, streamed or not, stdin or files`, async () => {
+    it(`a refine that leaves rules broken says so on stderr and exits ${EXIT_BELOW_BAR}, streamed or not, stdin or files`, async () => {
       const persona = await client.personas.create({ name: 'No synergy', attributes: { avoid: ['synergy'] } });
       const args = ['refine', '--persona', persona.id, '--provider', 'rules'];
       const stdin = await cli(args, { stdin: 'pure synergy here' });
-      expect(stdin).toMatchObject({ code: EXIT_RULES_BROKEN, stderr: 'rules still broken: avoid=1\n' });
+      expect(stdin).toMatchObject({ code: EXIT_BELOW_BAR, stderr: 'rules still broken: avoid=1\n' });
       writeFileSync(join(cwd, 'draft.txt'), 'pure synergy here');
       const batch = await cli([...args, '--out', 'out', 'draft.txt']);
-      expect(batch.code).toBe(EXIT_RULES_BROKEN);
+      expect(batch.code).toBe(EXIT_BELOW_BAR);
       expect(batch.stderr).toContain('broken  draft.txt → out/draft.txt: rules still broken: avoid=1');
       expect(batch.stderr).toMatch(/1 with rules still broken\n$/);
       expect(readFileSync(join(cwd, 'out', 'draft.txt'), 'utf8')).toMatch(/\n$/);

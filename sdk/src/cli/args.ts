@@ -17,3 +17,9 @@ export function positiveInteger(raw: string, flag: string): number {
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new UsageError(`${flag} must be a whole number of at least 1, got "${raw}"`);
   return Number(raw);
 }
+
+/** A whole number from `min` to `max`, such as a score bar (0–100). */
+export function wholeNumberIn(raw: string, flag: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
+  return Number(raw);
+}

@@ -9,6 +9,7 @@ import type { RefineInput, RefineResult } from '../index.js';
 import { parseCommand, positiveInteger } from './args.js';
 import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
+import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { type CliContext, UsageError, checkKeyVariable, readAll } from './io.js';
 import { outputPaths } from './out-paths.js';
 import { type BatchCounts, Progress } from './progress.js';
@@ -16,13 +17,6 @@ import { replaceFile } from './safe-files.js';
 
 export const PROVIDER_KEY_VARIABLE = 'PERSONA_REFINE_PROVIDER_KEY';
 const DEFAULT_CONCURRENCY = 4;
-/** Exit code of a refine that worked but left some of the persona's rules broken (no failure: that is 1). */
-export const EXIT_RULES_BROKEN = 3;
-/**
- * Exit code of `refine --stream` when the service's final result is not what it streamed (a
- * service bug it flags as `replaced`): stdout holds the wrong text, and a script must not use it.
- */
-export const EXIT_STREAM_REPLACED = 4;
 
 const withNewline = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
@@ -66,7 +60,7 @@ export async function refineCommand(args: string[], context: CliContext): Promis
     context.io.stdout.write(withNewline(result.response));
     const broken = brokenRules(result.violations);
     if (broken) context.io.stderr.write(`rules still broken: ${broken}\n`);
-    return broken ? EXIT_RULES_BROKEN : 0;
+    return broken ? EXIT_BELOW_BAR : 0;
   }
   return refineBatch(positionals, { out, targets, concurrency, requestFor }, context);
 }
@@ -110,7 +104,7 @@ async function refineStreamed(request: RefineInput, { io, client }: CliContext):
       : `${usage.inputTokens} input + ${usage.outputTokens} output tokens`;
   io.stderr.write(`${broken ? `rules still broken: ${broken}` : 'no rule broken'}; ${tokens}\n`);
   if (replaced) return EXIT_STREAM_REPLACED;
-  return broken ? EXIT_RULES_BROKEN : 0;
+  return broken ? EXIT_BELOW_BAR : 0;
 }
 
 /** `avoid=1, maxWords=1`, or '' when every rule held. */
@@ -191,5 +185,5 @@ async function refineBatch(files: string[], options: BatchOptions, { io, client 
       `${withBrokenRules > 0 ? `; ${withBrokenRules} with rules still broken` : ''}\n`,
   );
   if (counts.failed > 0) return 1;
-  return withBrokenRules > 0 ? EXIT_RULES_BROKEN : 0;
+  return withBrokenRules > 0 ? EXIT_BELOW_BAR : 0;
 }

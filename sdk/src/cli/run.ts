@@ -1,14 +1,16 @@
 /**
  * The CLI as a function: `run(argv, io)` returns the exit code. 0 success; 1 something failed
  * (or, for `personas diff`, the server differs from the files); 2 the CLI was called wrongly;
- * 3 a refine worked but left some of the persona's rules broken.
+ * 3 and 4: see exit-codes.ts.
  */
 import { createRequire } from 'node:module';
 import { describeError } from './describe-error.js';
 import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor, withSafeOutput } from './io.js';
 import { labelPersona, personaHistory } from './history-commands.js';
 import { diffPersonas, exportPersonas, importPersonas, listPersonas } from './personas-commands.js';
-import { EXIT_RULES_BROKEN, PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
+import { checkCommand } from './check-command.js';
+import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
+import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
 
 /** From src/cli or dist/cli alike, the package's manifest is two folders up. */
@@ -38,6 +40,11 @@ Usage: persona-refine <command>
   refine --stream --persona ID --provider NAME [--model M] [--provider-key-env VAR]
                                     refine stdin, printing the text as it arrives; rules
                                     still broken and tokens on stderr
+  check FILE... --persona ID [--min-score N]
+                                    score each file against the persona (0-100): a table of
+                                    file, score, rules, facts, voice, passed and findings;
+                                    exit ${EXIT_BELOW_BAR} when a file does not pass (a required finding, under
+                                    the persona's minScore or under N): a CI gate
   keys list                         the account's API keys (never their secrets)
   keys create --name NAME --scopes a,b [--expires-at ISO] [--tokens-per-day N]
          [--refines-per-minute N]   a new key; its secret is the last line (shown once)
@@ -49,7 +56,9 @@ Usage: persona-refine <command>
   --help                            print this
 
 Exit codes: 0 done; 1 something failed (or diff found differences); 2 wrong usage;
-${EXIT_RULES_BROKEN} a refine worked but left some of the persona's rules broken (listed on stderr).
+${EXIT_BELOW_BAR} the work was done but the text falls short: a refine left some of the persona's
+rules broken (listed on stderr), or a checked file did not pass; ${EXIT_STREAM_REPLACED} refine --stream printed
+text that is not the final result (refine again without --stream).
 
 Environment:
   PERSONA_REFINE_API_KEY            your persona-refine API key (required)
@@ -68,6 +77,7 @@ const commands: Record<string, Command> = {
   'personas history': personaHistory,
   'personas label': labelPersona,
   refine: refineCommand,
+  check: checkCommand,
   'keys list': listKeys,
   'keys create': createKey,
   'keys rotate': rotateKey,

@@ -1,0 +1,89 @@
+/**
+ * `check FILE… --persona ID`: every file scored against the persona, as one table, and an exit
+ * code a CI job can gate on: docs and templates that drifted from the voice fail the build.
+ */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { CheckFinding, CheckResult } from '../index.js';
+import { parseCommand, wholeNumberIn } from './args.js';
+import { forEachBounded } from './bounded-pool.js';
+import { describeError } from './describe-error.js';
+import { EXIT_BELOW_BAR } from './exit-codes.js';
+import { type CliContext, UsageError } from './io.js';
+import { type BatchCounts, Progress } from './progress.js';
+import { formatTable } from './table.js';
+
+/** Checks without a judge cost no provider call; with one, this many run at once. */
+const CONCURRENCY = 4;
+
+const COLUMNS = [
+  { title: 'file' },
+  { title: 'score', align: 'right' },
+  { title: 'rules', align: 'right' },
+  { title: 'facts', align: 'right' },
+  { title: 'voice', align: 'right' },
+  { title: 'passed' },
+  { title: 'findings' },
+] as const;
+
+type Outcome = { file: string; verdict: CheckResult; passed: boolean } | { file: string; error: unknown };
+
+export async function checkCommand(args: string[], { io, client }: CliContext): Promise<number> {
+  const { values, positionals: files } = parseCommand(args, {
+    persona: { type: 'string' },
+    'min-score': { type: 'string' },
+  });
+  const personaId = values.persona;
+  if (!personaId) throw new UsageError('--persona ID is required');
+  if (files.length === 0) throw new UsageError('check needs at least one FILE to score');
+  const minScore = values['min-score'] === undefined ? undefined : wholeNumberIn(values['min-score'], '--min-score', 0, 100);
+
+  const outcomes = new Map<string, Outcome>();
+  const counts: BatchCounts = { done: 0, failed: 0, retried: 0 };
+  const progress = new Progress(io.stderr, files.length);
+  await forEachBounded(files, CONCURRENCY, async (file) => {
+    try {
+      const content = await readFile(resolve(io.cwd, file), 'utf8');
+      const verdict = await client().check({ personaId, content });
+      // The service's verdict holds the persona's own bar (minScore); --min-score adds the caller's.
+      outcomes.set(file, { file, verdict, passed: verdict.passed && (minScore === undefined || verdict.score >= minScore) });
+      counts.done++;
+    } catch (error) {
+      outcomes.set(file, { file, error });
+      counts.failed++;
+    }
+    progress.update(counts);
+  });
+  progress.finish();
+
+  const ordered = files.map((file) => outcomes.get(file)!);
+  io.stdout.write(formatTable(COLUMNS, ordered.map(rowOf)));
+  const warned = ordered.find((outcome) => 'verdict' in outcome && outcome.verdict.warnings.length > 0);
+  if (warned && 'verdict' in warned) {
+    for (const warning of warned.verdict.warnings) io.stderr.write(`note: the persona's ${warning.attribute} is ignored: it must be ${warning.message}\n`);
+  }
+  const passed = ordered.filter((outcome) => 'verdict' in outcome && outcome.passed).length;
+  const below = counts.done - passed;
+  const bar = minScore === undefined ? '' : ` (--min-score ${minScore})`;
+  io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${passed} passed, ${below} did not pass${bar}, ${counts.failed} could not be checked\n`);
+  if (counts.failed > 0) return 1;
+  return below > 0 ? EXIT_BELOW_BAR : 0;
+}
+
+function rowOf(outcome: Outcome): string[] {
+  if ('error' in outcome) return [outcome.file, '-', '-', '-', '-', 'error', describeError(outcome.error)];
+  const { verdict } = outcome;
+  const { rules, facts, voice } = verdict.scores;
+  return [outcome.file, String(verdict.score), String(rules), String(facts), voice === undefined ? '-' : String(voice), outcome.passed ? 'yes' : 'no', findingsText(verdict.violations)];
+}
+
+/** `avoid=2 required, maxWords=1 recommended`, or `-`: per rule and severity, in the order found. */
+export function findingsText(findings: readonly CheckFinding[]): string {
+  const counts = new Map<string, number>();
+  for (const finding of findings) {
+    const key = `${finding.rule} ${finding.severity}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return '-';
+  return [...counts].map(([key, count]) => key.replace(' ', `=${count} `)).join(', ');
+}
