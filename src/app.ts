@@ -44,6 +44,14 @@ import { labelPolicyRoutes } from './routes/label-policies.js';
 import { LabelPolicies } from './personas/label-policies.js';
 import { LabelPolicyRepository } from './storage/label-policy-repository.js';
 import { LabelPolicy } from './schemas/label-policies.js';
+import { EvalRunner } from './evals/eval-runner.js';
+import { completedEvaluations, Evaluations } from './evals/evaluations.js';
+import { EvalSamples } from './evals/samples.js';
+import { evalRoutes } from './routes/evals.js';
+import { EvalDoneEvent, EvalErrorEvent, EvalProgressEvent, EvalResult, EvalRun, EvalRunWithResultsSchema, Sample } from './schemas/evals.js';
+import { EvalRepository } from './storage/eval-repository.js';
+import { SampleRepository } from './storage/sample-repository.js';
+import { uuidv7 } from './ids.js';
 import { KeyService } from './accounts/key-service.js';
 import { ApiKey, IssuedApiKey } from './schemas/keys.js';
 import { healthRoutes } from './routes/health.js';
@@ -180,6 +188,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     tracer,
   );
 
+  // One cap per account on this instance, shared by refine requests and evaluation samples.
+  const refineSlots = new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount);
+
   installValidation(app);
   installErrorHandling(app, config.bodyLimitBytes);
   installRequestContext(app, SERVICE_VERSION);
@@ -198,6 +209,14 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(ApiKey);
   app.addSchema(IssuedApiKey);
   app.addSchema(LabelPolicy);
+  app.addSchema(Sample);
+  app.addSchema(EvalResult);
+  app.addSchema(EvalRun);
+  app.addSchema(EvalRunWithResultsSchema);
+  // Not a route's body: the events of a run's event stream, published so the SDK's types come from them.
+  app.addSchema(EvalProgressEvent);
+  app.addSchema(EvalDoneEvent);
+  app.addSchema(EvalErrorEvent);
   // Not a route's body: the events of a streamed refine, published so the SDK's types come from them.
   app.addSchema(StreamDelta);
   app.addSchema(StreamDone);
@@ -212,7 +231,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     async (v1) => {
       installAuth(v1, authenticator);
       installRateLimit(v1, rateLimiter, metrics);
-      installBudgets(v1, {
+      const keyBudgets = installBudgets(v1, {
         store: budgets,
         refines: refineLimiter,
         metrics,
@@ -222,17 +241,22 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       // One key space for every persona write; a key is bound to its method and URL (src/http/idempotency.ts).
       const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
       await v1.register(personaRoutes, { personas, idempotency: personaWrites });
-      const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas);
+      const evalRuns = new EvalRepository(storage.db);
+      const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas, completedEvaluations(evalRuns));
       await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites, policies });
       await v1.register(labelPolicyRoutes, { policies });
       await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });
       await v1.register(refineRoutes, {
         refine,
-        concurrency: new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount),
+        concurrency: refineSlots,
         metrics,
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
         deferIdempotency: idempotencyDeferral(idempotencyStore),
       });
+      const samples = new EvalSamples(new SampleRepository(storage.db), personas);
+      const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
+      const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
+      await v1.register(evalRoutes, { samples, evaluations, runner, budgets: keyBudgets });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { randomUUID } from 'node:crypto';
 import { rateLimited } from '../errors.js';
+import type { Principal } from '../accounts/authenticator.js';
 import type { BudgetStore } from '../limits/key-budget.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Metrics } from '../metrics.js';
@@ -31,7 +32,7 @@ export const BUDGET_WAIT_MS = 10_000;
 const utcDay = (now: number) => new Date(now).toISOString().slice(0, 10);
 const secondsToUtcMidnight = (now: number) => Math.max(1, Math.ceil((86_400_000 - (now % 86_400_000)) / 1000));
 
-class BudgetMeter {
+export class BudgetMeter {
   private tokens = 0;
   settled = false;
 
@@ -70,25 +71,36 @@ export interface BudgetOptions {
 
 const asList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
 
-export function installBudgets(app: FastifyInstance, { store, refines, metrics, record, waitMs = BUDGET_WAIT_MS }: BudgetOptions): void {
+/** Whose budgets a refine spends: the key, and the request that started it (for budget.exceeded). */
+export interface BudgetHolder {
+  accountId: string;
+  keyId: string;
+  limits: Principal['limits'];
+  requestId: string;
+}
+
+/** Admits a refine made outside a budgeted route (an evaluation's samples): undefined when the key has no token budget. */
+export type KeyBudgets = (who: BudgetHolder) => Promise<BudgetMeter | undefined>;
+
+export function installBudgets(app: FastifyInstance, { store, refines, metrics, record, waitMs = BUDGET_WAIT_MS }: BudgetOptions): KeyBudgets {
   app.decorateRequest('budgetMeter', null);
   const warn = (error: unknown) => app.log.warn({ err: error }, 'token budget could not be settled');
 
-  async function exceeded(request: FastifyRequest, limit: 'tokensPerDay' | 'refinesPerMinute', window: string): Promise<void> {
-    const { accountId, keyId } = request.principal;
+  async function exceeded(who: BudgetHolder, limit: 'tokensPerDay' | 'refinesPerMinute', window: string): Promise<void> {
+    const { accountId, keyId } = who;
     metrics.rateLimitRejections.inc({ limit: limit === 'tokensPerDay' ? 'tokens_per_day' : 'refines_per_minute' });
     if (!(await store.firstExceeded(keyId, `${limit}:${window}`))) return;
-    void record({ accountId, keyId, requestId: request.id, at: new Date().toISOString() }, { action: 'budget.exceeded', keyId, detail: limit }).catch(
+    void record({ accountId, keyId, requestId: who.requestId, at: new Date().toISOString() }, { action: 'budget.exceeded', keyId, detail: limit }).catch(
       (error: unknown) => app.log.warn({ err: error, keyId }, 'budget.exceeded could not be recorded'),
     );
   }
 
-  const admit = async (request: FastifyRequest): Promise<void> => {
-    const { keyId, limits } = request.principal;
+  const admitKey = async (who: BudgetHolder): Promise<BudgetMeter | undefined> => {
+    const { keyId, limits } = who;
     if (limits.refinesPerMinute !== null) {
       const decision = await refines.hit(`refines:${keyId}`, limits.refinesPerMinute);
       if (!decision.allowed) {
-        await exceeded(request, 'refinesPerMinute', String(Math.floor(Date.now() / 60_000)));
+        await exceeded(who, 'refinesPerMinute', String(Math.floor(Date.now() / 60_000)));
         throw rateLimited(
           `refinesPerMinute limit of ${limits.refinesPerMinute} refines per minute reached for this key; retry in ${decision.resetSeconds} s`,
           decision.resetSeconds,
@@ -96,19 +108,16 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
       }
     }
     const limit = limits.tokensPerDay;
-    if (limit === null) return;
+    if (limit === null) return undefined;
     const reservationId = randomUUID();
     const deadline = Date.now() + waitMs;
     for (;;) {
       const now = Date.now();
       const day = utcDay(now);
       const admission = await store.admit(keyId, day, limit, reservationId, now);
-      if (admission.admitted) {
-        request.budgetMeter = new BudgetMeter(store, keyId, limit, day, reservationId, admission.used, warn);
-        return;
-      }
+      if (admission.admitted) return new BudgetMeter(store, keyId, limit, day, reservationId, admission.used, warn);
       if (!admission.busy) {
-        await exceeded(request, 'tokensPerDay', day);
+        await exceeded(who, 'tokensPerDay', day);
         const renews = secondsToUtcMidnight(now);
         throw rateLimited(
           `tokensPerDay budget of ${limit} tokens for this key is spent for today (UTC; ${admission.used} used); it renews in ${renews} s`,
@@ -125,6 +134,10 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
       }
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
+  };
+
+  const admit = async (request: FastifyRequest): Promise<void> => {
+    request.budgetMeter = (await admitKey({ ...request.principal, requestId: request.id })) ?? null;
   };
 
   // The handler runs inside the request's usage context, so its usage is counted for its key (and its budget).
@@ -161,4 +174,5 @@ export function installBudgets(app: FastifyInstance, { store, refines, metrics, 
     route.onResponse = [settleLate, ...asList(route.onResponse)];
     route.onRequestAbort = [settleLate, ...asList(route.onRequestAbort)];
   });
+  return admitKey;
 }

@@ -1,11 +1,12 @@
 /**
  * Label policies (docs/keys-and-scopes.md, "Protected labels"): a protected label
  * can be moved or removed only by a key with `labels:protected`. `production`
- * is protected unless its policy says otherwise. The evaluation thresholds
- * (minScore, minPassRate, maxAgeDays) are stored and answered but not enforced
- * yet: evaluations come with a later issue.
+ * is protected unless its policy says otherwise. A policy's evaluation
+ * thresholds (minScore, minPassRate, maxAgeDays) gate every move of the label
+ * to a version on a completed evaluation of that version (docs/evaluations.md,
+ * "Gated labels").
  */
-import { lacksScope, notFound } from '../errors.js';
+import { DomainError, lacksScope, notFound } from '../errors.js';
 import type { Actor } from '../storage/change-log.js';
 import type { LabelPolicyRepository, LabelPolicyRow } from '../storage/label-policy-repository.js';
 import { checkLabelName } from './persona-history.js';
@@ -15,7 +16,7 @@ import type { PersonaService } from './persona-service.js';
 export interface LabelPolicy {
   label: string;
   protected: boolean;
-  /** Stored, not enforced yet. */
+  /** A move to version v needs a completed evaluation of v at least this good, at most maxAgeDays old. */
   minScore: number | null;
   minPassRate: number | null;
   maxAgeDays: number | null;
@@ -30,6 +31,20 @@ export interface LabelPolicyChange {
   minPassRate?: number | null;
   maxAgeDays?: number | null;
 }
+
+/** A completed evaluation, as a label gate weighs it. */
+export interface CompletedEvaluation {
+  id: string;
+  /** Null when no sample was answered. */
+  score: number | null;
+  passRate: number;
+  finishedAt: string;
+}
+
+/** The completed evaluations of one persona version, newest first. */
+export type CompletedEvaluations = (personaId: string, version: number) => Promise<CompletedEvaluation[]>;
+
+const DAY_MS = 86_400_000;
 
 /** Protected by default, for personas created since label policies exist. */
 export const PROTECTED_BY_DEFAULT = new Set(['production']);
@@ -49,6 +64,7 @@ export class LabelPolicies {
   constructor(
     private readonly policies: LabelPolicyRepository,
     private readonly personas: PersonaService,
+    private readonly evaluations: CompletedEvaluations,
   ) {}
 
   async get(accountId: string, personaId: string, label: string): Promise<LabelPolicy> {
@@ -81,11 +97,41 @@ export class LabelPolicies {
     }
   }
 
-  /** Before a label moves or goes: a protected label needs `labels:protected` (another account's persona stays a 404). */
-  async requireMayMove(accountId: string, personaId: string, label: string, mayMoveProtected: boolean): Promise<void> {
-    if (mayMoveProtected) return;
+  /**
+   * Before a label moves or goes: a protected label needs `labels:protected` (another account's
+   * persona stays a 404); a move to `toVersion` of a label whose policy sets evaluation thresholds
+   * needs a completed evaluation of that version meeting them, else 409. The evaluation that
+   * allowed the move, for its audit event.
+   */
+  async admitMove(accountId: string, personaId: string, label: string, move: { mayMoveProtected: boolean; toVersion?: number }): Promise<string | undefined> {
     checkLabelName(label, { allowLatest: false });
     await this.personas.get(accountId, personaId);
-    if (toPolicy(label, await this.policies.find(personaId, label)).protected) throw lacksScope('labels:protected');
+    const policy = toPolicy(label, await this.policies.find(personaId, label));
+    if (policy.protected && !move.mayMoveProtected) throw lacksScope('labels:protected');
+    if (move.toVersion === undefined || (policy.minScore === null && policy.minPassRate === null && policy.maxAgeDays === null)) return undefined;
+    const runs = await this.evaluations(personaId, move.toVersion);
+    const oldest = policy.maxAgeDays === null ? undefined : new Date(Date.now() - policy.maxAgeDays * DAY_MS).toISOString();
+    const meets = (run: CompletedEvaluation) =>
+      (oldest === undefined || run.finishedAt >= oldest) &&
+      (policy.minScore === null || (run.score !== null && run.score >= policy.minScore)) &&
+      (policy.minPassRate === null || run.passRate >= policy.minPassRate);
+    const allowing = runs.find(meets);
+    if (allowing) return allowing.id;
+    throw new DomainError('conflict', gateMessage(label, move.toVersion, policy, runs[0], oldest));
   }
+}
+
+/** `label "production" needs an evaluation of version 4 with score ≥ 80 and pass rate ≥ 0.9; the latest, <id>, scored 72`. */
+function gateMessage(label: string, version: number, policy: LabelPolicy, latest: CompletedEvaluation | undefined, oldest: string | undefined): string {
+  const bars = [
+    ...(policy.minScore === null ? [] : [`score ≥ ${policy.minScore}`]),
+    ...(policy.minPassRate === null ? [] : [`pass rate ≥ ${policy.minPassRate}`]),
+  ];
+  const age = policy.maxAgeDays === null ? '' : ` from the last ${policy.maxAgeDays} day${policy.maxAgeDays === 1 ? '' : 's'}`;
+  const needs = `label "${label}" needs an evaluation of version ${version}${bars.length ? ` with ${bars.join(' and ')}` : ''}${age}`;
+  if (!latest) return `${needs}; none exists`;
+  if (oldest !== undefined && latest.finishedAt < oldest) return `${needs}; the latest, ${latest.id}, finished ${latest.finishedAt}`;
+  const scored = latest.score === null ? 'answered no sample' : `scored ${latest.score}`;
+  const scoreFell = policy.minScore !== null && (latest.score === null || latest.score < policy.minScore);
+  return `${needs}; the latest, ${latest.id}, ${scored}${scoreFell || policy.minPassRate === null ? '' : ` with pass rate ${latest.passRate}`}`;
 }

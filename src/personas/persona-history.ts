@@ -99,11 +99,12 @@ export class PersonaHistory {
     return labels;
   }
 
-  async setLabel(actor: Actor, id: string, label: string, version: number, ifMatch: string | undefined): Promise<PersonaLabels> {
+  /** `evalId`: the evaluation a gated label's policy was met by, recorded in the audit event. */
+  async setLabel(actor: Actor, id: string, label: string, version: number, ifMatch: string | undefined, evalId?: string): Promise<PersonaLabels> {
     if (!isPersonaId(id)) throw personaNotFound(id);
     checkLabelName(label, { allowLatest: false });
     const expected = await expectedVersions(ifMatch, () => this.personas.get(actor.accountId, id));
-    const outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, expected);
+    const outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, expected, evalId);
     if (outcome.status !== 'done') throw this.missError(outcome, id, { version, label });
     return this.labels(actor.accountId, id);
   }

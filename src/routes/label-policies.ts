@@ -30,7 +30,8 @@ export const labelPolicyRoutes: FastifyPluginAsyncTypebox<{ policies: LabelPolic
       summary: 'Set a label\'s policy',
       description:
         '`"protected": true`: moving or removing the label then needs the scope `labels:protected`. The label need not exist yet. ' +
-        '`minScore`, `minPassRate` and `maxAgeDays` are stored and answered but not enforced yet (evaluations come later). ' +
+        '`minScore`, `minPassRate` and `maxAgeDays` gate every move of the label: a move to version v needs a completed evaluation of v ' +
+        'meeting them (`POST /v1/personas/{id}/evals`), else 409. ' +
         'Replaces the whole policy; `protected` left out keeps the label\'s current protection.',
       params: LabelParams,
       body: LabelPolicyBody,

@@ -104,17 +104,23 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       description:
         'Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. ' +
         'A protected label (its policy; `production` by default) needs the scope `labels:protected` as well. ' +
+        'A label whose policy sets `minScore`, `minPassRate` or `maxAgeDays` moves to a version only with a completed evaluation of that version ' +
+        'meeting them, at most `maxAgeDays` old; otherwise 409 naming what is needed and what the latest evaluation scored. ' +
         '`If-Match` is compared with the persona\'s current ETag. Answers with all of the persona\'s labels.',
       security,
       params: LabelParams,
       headers: IfMatchHeaders,
       body: SetLabelBody,
-      response: { 200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError, ...preconditionError },
+      response: {
+        200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError, ...preconditionError,
+        409: { description: 'The label\'s policy needs an evaluation of that version that meets it', ...Type.Ref('Error') },
+      },
     },
     handler: async (request) => {
       const { id, label } = request.params;
-      await policies.requireMayMove(request.principal.accountId, id, label, requestHas(request, 'labels:protected'));
-      return history.setLabel(actorOf(request), id, label, request.body.version, request.headers['if-match']);
+      const { version } = request.body;
+      const evalId = await policies.admitMove(request.principal.accountId, id, label, { mayMoveProtected: requestHas(request, 'labels:protected'), toVersion: version });
+      return history.setLabel(actorOf(request), id, label, version, request.headers['if-match'], evalId);
     },
   });
 
@@ -132,7 +138,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     },
     handler: async (request, reply) => {
       const { id, label } = request.params;
-      await policies.requireMayMove(request.principal.accountId, id, label, requestHas(request, 'labels:protected'));
+      await policies.admitMove(request.principal.accountId, id, label, { mayMoveProtected: requestHas(request, 'labels:protected') });
       await history.removeLabel(actorOf(request), id, label, request.headers['if-match']);
       return reply.code(204).send(null);
     },

@@ -89,7 +89,7 @@ export class PersonaHistoryRepository {
     });
   }
 
-  async setLabel(author: ChangeAuthor, personaId: string, label: string, version: number, expectedVersions?: number[]): Promise<LabelOutcome> {
+  async setLabel(author: ChangeAuthor, personaId: string, label: string, version: number, expectedVersions?: number[], evalId?: string): Promise<LabelOutcome> {
     return inTransaction<LabelOutcome, HistoryMiss>(this.db, async (trx) => {
       await this.lockOrRollback(trx, author.accountId, personaId, expectedVersions);
       const target = await trx
@@ -108,7 +108,8 @@ export class PersonaHistoryRepository {
       const row = { persona_id: personaId, label, version, updated_at: author.at };
       if (previous) await trx.updateTable('persona_labels').set(row).where('persona_id', '=', personaId).where('label', '=', label).execute();
       else await trx.insertInto('persona_labels').values(row).execute();
-      await recordEvent(trx, author, { action: 'label.set', personaId, label, version, fromVersion: previous?.version ?? null });
+      const detail = evalId === undefined ? null : `evalId=${evalId}`;
+      await recordEvent(trx, author, { action: 'label.set', personaId, label, version, fromVersion: previous?.version ?? null, detail });
       return { status: 'done', version };
     });
   }

@@ -78,7 +78,7 @@ export class PersonaRepository {
     return this.missOutcome(author.accountId, id);
   }
 
-  /** Versions, labels and label policies go with the persona; its audit events stay. */
+  /** Versions, labels, label policies, evaluation samples and runs go with the persona; its audit events stay. */
   async delete(author: ChangeAuthor, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
     const deleted = await this.db.transaction().execute(async (trx) => {
       let query = trx.deleteFrom('personas').where('account_id', '=', author.accountId).where('id', '=', id);
@@ -88,6 +88,9 @@ export class PersonaRepository {
       await trx.deleteFrom('persona_labels').where('persona_id', '=', id).execute();
       await trx.deleteFrom('label_policies').where('persona_id', '=', id).execute();
       await trx.deleteFrom('persona_versions').where('persona_id', '=', id).execute();
+      await trx.deleteFrom('eval_sample_sets').where('persona_id', '=', id).execute();
+      await trx.deleteFrom('eval_results').where('eval_id', 'in', (eb) => eb.selectFrom('eval_runs').select('id').where('persona_id', '=', id)).execute();
+      await trx.deleteFrom('eval_runs').where('persona_id', '=', id).execute();
       await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: row.version });
       return true;
     });

@@ -134,7 +134,7 @@ export interface UsageDailyKeysTable extends UsageDailyTable {
   key_id: string;
 }
 
-/** Per persona × label: whether moving it needs `labels:protected`, and evaluation thresholds (stored, not yet enforced). */
+/** Per persona × label: whether moving it needs `labels:protected`, and evaluation thresholds a move must meet. */
 export interface LabelPoliciesTable {
   persona_id: string;
   label: string;
@@ -144,6 +144,55 @@ export interface LabelPoliciesTable {
   min_pass_rate: number | null;
   max_age_days: number | null;
   updated_at: string;
+}
+
+/** A persona's evaluation samples: the whole set as JSON text, replaced whole (docs/evaluations.md, "Samples"). */
+export interface EvalSampleSetsTable {
+  persona_id: string;
+  account_id: string;
+  /** The set's ETag; bumped by every PUT. */
+  version: number;
+  /** JSON array of `{ id, name?, content, expect? }`. */
+  samples: string;
+  updated_at: string;
+}
+
+/** One evaluation run; never a provider or judge key (docs/evaluations.md, "Keys"). */
+export interface EvalRunsTable {
+  id: string;
+  account_id: string;
+  persona_id: string;
+  version: number;
+  status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
+  provider: string;
+  model: string | null;
+  /** JSON `{ provider, model }` of the judge, or null when not judged. */
+  judge: string | null;
+  concurrency: number;
+  total: number;
+  done: number;
+  /** JSON of the summary over the results so far. */
+  summary: string;
+  /** Why a failed run failed. */
+  error: string | null;
+  created_at: string;
+  finished_at: string | null;
+  /** Id of the API key that started it. */
+  created_by: string;
+  /** The instance executing it, and when it last said so (docs/evaluations.md, "Restarts and many instances"). */
+  owner: string | null;
+  heartbeat_at: string | null;
+}
+
+/** One sample's result in a run; `seq` is the order results finished in. */
+export interface EvalResultsTable {
+  eval_id: string;
+  seq: number;
+  sample_id: string;
+  /** The sample's place in the set, for answering results in sample order. */
+  position: number;
+  /** JSON of the result as answered. */
+  result: string;
 }
 
 export interface ServiceSecretsTable {
@@ -164,4 +213,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   usage_daily_keys: UsageDailyKeysTable;
   label_policies: LabelPoliciesTable;
+  eval_sample_sets: EvalSampleSetsTable;
+  eval_runs: EvalRunsTable;
+  eval_results: EvalResultsTable;
 }

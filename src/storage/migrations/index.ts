@@ -4,6 +4,7 @@ import { idempotency } from './2026-11-22-002-idempotency.js';
 import { usageAndCache } from './2026-11-23-015-usage-and-cache.js';
 import { personaHistory } from './2026-11-23-016-persona-history.js';
 import { keysAndScopes } from './2026-11-25-027-keys-and-scopes.js';
+import { evaluations } from './2026-11-27-030-evaluations.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -12,4 +13,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-015-usage-and-cache': usageAndCache,
   '2026-11-23-016-persona-history': personaHistory,
   '2026-11-25-027-keys-and-scopes': keysAndScopes,
+  '2026-11-27-030-evaluations': evaluations,
 };
