@@ -45,7 +45,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio personas', () => {
     await page.getByLabel('Use, row 1').fill('use');
     await page.getByLabel('Words and phrases to avoid').fill('synergy\nleverage');
     await page.getByLabel('Brand spellings').fill('GitHub');
-    await page.getByLabel('Sign-off').fill('Cheers,\nThe Acme team');
+    await page.getByLabel('Sign-off', { exact: true }).fill('Cheers,\nThe Acme team');
     await page.getByRole('button', { name: 'Add an example' }).click();
     await page.getByLabel('Before', { exact: true }).fill('Dear customer');
     await page.getByLabel('After', { exact: true }).fill('Hi there');

@@ -74,7 +74,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, streamed', () => {
     expect(await refined.locator('.diff-text').textContent()).toBe('Hi there, we will use synergy today.');
     expect(await refined.locator('mark.violation[data-rule="avoid"]').allTextContents()).toEqual(['synergy']);
     const report = page.getByRole('region', { name: 'Rules still broken: 1 violation' });
-    expect(await report.locator(':scope > ul > li').textContent()).toBe('Words to avoid avoid ×1synergy — uses banned phrase "synergy"');
+    expect(await report.locator(':scope > ul > li').textContent()).toBe('Words to avoid avoid ×1 requiredsynergy — uses banned phrase "synergy"');
     expect(f.fake.requestCount).toBe(1);
   });
 

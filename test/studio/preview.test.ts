@@ -178,7 +178,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview and compare', () => 
     const report = page.getByRole('region', { name: 'Rules still broken: 3 violations' });
     const rules = report.locator(':scope > ul > li');
     expect(await rules.evaluateAll((items) => items.map((item) => item.getAttribute('data-rule')))).toEqual(['maxSentences', 'avoid']);
-    expect(await rules.nth(0).textContent()).toBe('Most sentences maxSentences ×1the whole text — has 3 sentences; the limit is 2');
+    expect(await rules.nth(0).textContent()).toBe('Most sentences maxSentences ×1 requiredthe whole text — has 3 sentences; the limit is 2');
     expect(await rules.nth(1).locator('li').allTextContents()).toEqual([
       'synergy — uses banned phrase "synergy"',
       'synergy — uses banned phrase "synergy"',

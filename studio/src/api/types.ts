@@ -28,7 +28,10 @@ export type PersonaLabels = paths['/v1/personas/{id}/labels']['get']['responses'
 /** POST /v1/check: the text to lint against a persona, and optionally what it was rewritten from. */
 export type CheckRequest = paths['/v1/check']['post']['requestBody']['content']['application/json'];
 
-/** Every rule still broken, `{ rule, message, start, end }`: offsets into `content`, for `preserve` into `original`. */
+/**
+ * The text's persona score and its parts, `passed`, and every rule still broken,
+ * `{ rule, severity, message, start, end }`: offsets into `content`, for `preserve` into `original`.
+ */
 export type CheckVerdict = paths['/v1/check']['post']['responses'][200]['content']['application/json'];
 
 export type RuleViolation = CheckVerdict['violations'][number];

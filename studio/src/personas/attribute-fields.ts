@@ -48,6 +48,9 @@ export function isAcceptedValue(key: AttributeKey, value: unknown): boolean {
   return value === undefined || value === null || ATTRIBUTE_CATALOGUE[key].shape.parse(value) !== INVALID;
 }
 
+/** The values the service accepts for the key, in words ("a whole number from 0 to 100"). */
+export const expectedValue = (key: AttributeKey): string => ATTRIBUTE_CATALOGUE[key].shape.expected;
+
 /**
  * Whether the form control can show this value without changing it: a value the service accepts,
  * in a form the control draws (a text control cannot show the list form of `tone`, which stays

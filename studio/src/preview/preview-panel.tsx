@@ -3,6 +3,7 @@ import { useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
+import { PersonaScore } from './persona-score.js';
 import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
 import { DiffLegend, RefineFailure, Spend, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
@@ -111,10 +112,11 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
               </figure>
               <figure>
                 <figcaption>Refined by {persona.name}</figcaption>
-                <MarkedRefined parts={result.diff} violations={result.violations ?? []} />
+                <MarkedRefined parts={result.diff} violations={result.verdict?.violations ?? []} />
               </figure>
             </div>
-            <RuleViolations violations={result.violations} answer={result.outcome.response} sample={result.sample} />
+            {result.verdict && <PersonaScore verdict={result.verdict} attributes={persona.attributes} />}
+            <RuleViolations violations={result.verdict?.violations} answer={result.outcome.response} sample={result.sample} />
             <ProtectedSummary sample={result.sample} items={result.protectedItems} />
             <Timing outcome={result.outcome} />
             <Spend outcome={result.outcome} />

@@ -5,20 +5,9 @@
  */
 import type { ComponentChildren } from 'preact';
 import type { RuleViolation } from '../api/types.js';
+import { ruleName } from '../personas/rules.js';
 import type { DiffPart } from './word-diff.js';
 
-/** What each rule asks of the text, in the words of the persona form. */
-const RULE_NAMES: Record<string, string> = {
-  avoid: 'Words to avoid',
-  maxWords: 'Most words',
-  maxSentences: 'Most sentences',
-  preserve: 'Numbers, links, code and placeholders to keep',
-  signOff: 'Sign-off',
-  vocabulary: 'Vocabulary',
-  casing: 'Spelling of names',
-  emoji: 'Emoji',
-};
-export const ruleName = (rule: string) => RULE_NAMES[rule] ?? rule;
 
 /** Whether a span covers the whole answer (a length limit): said in the list, not drawn over every word. */
 const wholeText = (violation: RuleViolation, answer: string) => violation.start === 0 && violation.end >= answer.trimEnd().length;
@@ -104,7 +93,10 @@ export function RuleViolations({ violations, answer, sample }: RuleViolationsPro
       <ul>
         {[...byRule].map(([rule, found]) => (
           <li key={rule} data-rule={rule}>
-            <strong>{ruleName(rule)}</strong> <code>{rule}</code> ×{found.length}
+            <strong>{ruleName(rule)}</strong> <code>{rule}</code> ×{found.length}{' '}
+            <span class="severity" data-severity={found[0]!.severity}>
+              {found[0]!.severity}
+            </span>
             <ul>
               {found.map((violation) => (
                 <li key={`${violation.start}:${violation.end}:${violation.message}`}>

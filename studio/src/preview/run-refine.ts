@@ -1,7 +1,7 @@
 /** One refine whose failure is a result to show, not an exception. */
 import { ApiError } from '../api/api-error.js';
 import type { RefineOutcome, RefineRequest, StudioApi } from '../api/client.js';
-import type { RuleViolation } from '../api/types.js';
+import type { CheckVerdict } from '../api/types.js';
 import { type ProtectedItem, protectedItems } from './protected-items.js';
 import { type DiffPart, wordDiff } from './word-diff.js';
 
@@ -11,15 +11,16 @@ export type RefineResult =
       diff: DiffPart[];
       sample: string;
       protectedItems: ProtectedItem[];
-      /** What the service's rules still find in the answer, with where; undefined when the check failed. */
-      violations: RuleViolation[] | undefined;
+      /** The answer's score and what the persona's rules still find in it, with where; undefined when the check failed. */
+      verdict: CheckVerdict | undefined;
     }
   | { error: ApiError };
 
 /**
  * `refine` chooses how (e.g. streamed); by default the plain refine. The answer is then checked
  * with POST /v1/check against the same persona version: the refine only counts what is still
- * broken (`X-Persona-Violations`, a stream's `done.violations`), the check also says where.
+ * broken (`X-Persona-Violations`, a stream's `done.violations`) and scores it; the check also
+ * says where, with each finding's severity and the score's parts.
  */
 export async function runRefine(
   api: StudioApi,
@@ -40,7 +41,7 @@ export async function runRefine(
       diff: wordDiff(request.content, outcome.response),
       sample: request.content,
       protectedItems: protectedItems(request.content, outcome.response),
-      violations: verdict?.violations,
+      verdict,
     };
   } catch (error) {
     if (error instanceof ApiError) return { error };

@@ -8,15 +8,19 @@ import { ExamplesField } from '../fields/examples-field.js';
 import { LimitField } from '../fields/limit-field.js';
 import { ListField } from '../fields/list-field.js';
 import { TextField } from '../fields/text-field.js';
+import { RuleSettingsField } from '../fields/rule-settings-field.js';
 import { VocabularyField } from '../fields/vocabulary-field.js';
-import { type AttributeField, FIELD_GROUPS, type FieldKind, formCanEdit, isAcceptedValue, shapeMessage } from '../personas/attribute-fields.js';
+import { type AttributeField, expectedValue, FIELD_GROUPS, type FieldKind, formCanEdit, isAcceptedValue, shapeMessage } from '../personas/attribute-fields.js';
 import { withAttribute } from '../personas/attributes.js';
 
 /** Controls that need the full width; the others sit two or three to a row on wide screens. */
 const WIDE_KINDS: ReadonlySet<FieldKind> = new Set(['longText', 'vocabulary', 'examples']);
 
-/** Keys with a control here; every other key (enforce, the author's own) is edited as JSON. */
-const FORM_KEYS: ReadonlySet<string> = new Set(FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key)));
+/**
+ * Keys with a control here: the catalogue's fields, and `enforce`, which the catalogue leaves to
+ * the JSON view but the form draws as one choice per rule. The author's own keys are edited as JSON.
+ */
+const FORM_KEYS: ReadonlySet<string> = new Set(['enforce', ...FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key))]);
 
 interface AttributeFormProps {
   attributes: Attributes;
@@ -43,6 +47,23 @@ export function AttributeForm({ attributes, onChange, onShowJson }: AttributeFor
           ))}
         </fieldset>
       ))}
+      <fieldset class="group">
+        <legend>Rules and how much their findings weigh</legend>
+        <p class="hint wide">
+          The service checks each rule after writing. A required finding fails a check; a recommended one only lowers the persona score. A rule finds
+          something only when its attribute above is set; numbers, links, code and placeholders are checked for every persona.
+        </p>
+        {isAcceptedValue('enforce', attributes.enforce) ? (
+          <RuleSettingsField value={attributes.enforce} onChange={(value) => onChange(withAttribute(attributes, 'enforce', value))} />
+        ) : (
+          <p class="hint wide">
+            “enforce” holds a value the service ignores and will not save: {shapeMessage('enforce')}.{' '}
+            <button type="button" class="link" onClick={onShowJson}>
+              Edit it as JSON
+            </button>
+          </p>
+        )}
+      </fieldset>
       <section class="group" aria-labelledby="other-attributes">
         <h4 id="other-attributes">Other attributes</h4>
         <p class="hint">
@@ -101,7 +122,17 @@ function AttributeControl({ field, value: stored, onChange, onShowJson }: Attrib
     case 'list':
       return <ListField id={id} label={label} hint={hint} value={value} onChange={onChange} />;
     case 'limit':
-      return <LimitField id={id} label={label} hint={hint} value={value as number | undefined} onChange={onChange} />;
+      return (
+        <LimitField
+          id={id}
+          label={label}
+          hint={hint}
+          value={value as number | undefined}
+          accepts={(number) => isAcceptedValue(field.key, number)}
+          expected={expectedValue(field.key)}
+          onChange={onChange}
+        />
+      );
     case 'emoji':
       return <EmojiField id={id} label={label} hint={hint} value={value as boolean | string | undefined} onChange={onChange} />;
     case 'vocabulary':
