@@ -33,6 +33,7 @@ import { MemoryRateLimiter, type RateLimiter, RedisRateLimiter } from './limits/
 import { logDestination } from './logging/log-destination.js';
 import { createMetrics } from './metrics.js';
 import { PersonaCheck } from './refine/persona-check.js';
+import { Judge } from './scoring/judge.js';
 import { PersonaHistory } from './personas/persona-history.js';
 import { PersonaService } from './personas/persona-service.js';
 import { createProviderRegistry } from './providers/index.js';
@@ -178,13 +179,16 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const answerCache = new AnswerCache(answerStore, new ServiceSecret(secrets, 'answer-cache-hmac'), config.cacheTtlSeconds, (message, error) =>
     app.log.warn({ err: error }, message),
   );
+  const providers = createProviderRegistry(config.providers, { tracer });
+  const judge = new Judge(providers, usageRecorder, metrics, tracer);
   const refine = new RefineService(
     compiledPersonas,
-    createProviderRegistry(config.providers, { tracer }),
+    providers,
     config.providerTimeoutMs,
     metrics,
     usageRecorder,
     answerCache,
+    judge,
     tracer,
   );
 
@@ -257,7 +261,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
       await v1.register(evalRoutes, { samples, evaluations, runner, budgets: keyBudgets });
-      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas) });
+      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs) });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
       await v1.register(keyRoutes, { keys: new KeyService(accountRepository) });

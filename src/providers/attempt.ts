@@ -9,7 +9,7 @@ import { errorBodyMessage, parseErrorBody, retryDelayFromBody } from './provider
 import type { ProviderDefinition } from './provider-definition.js';
 import { cleanProviderText } from './secret-scrubber.js';
 import type { HttpResponse, Transport } from './wire/transport.js';
-import type { TokenUsage, WireFormat } from './wire/wire-format.js';
+import type { StructuredOutput, TokenUsage, WireFormat } from './wire/wire-format.js';
 
 export interface ProviderFailure {
   error: DomainError;
@@ -41,6 +41,8 @@ export interface Prompt {
   model: string;
   system: string;
   user: string;
+  /** Asks for JSON of this schema (whole answers only); the text is then that JSON, unchecked. */
+  output?: StructuredOutput;
 }
 
 export interface ProviderText {
@@ -182,7 +184,8 @@ export async function classified<T>(target: AttemptTarget, signal: AbortSignal, 
 
 /** One whole-answer attempt: the request, the answer read whole, its text and usage. */
 export function answerAttempt(target: AttemptTarget, prompt: Prompt): Attempt<ProviderText> {
-  const request = target.wire.request(target.apiKey, prompt.model, prompt.system, prompt.user);
+  const request = target.wire.request(target.apiKey, prompt.model, prompt.system, prompt.user, false, prompt.output);
+  const textOf = prompt.output ? target.wire.structuredText : target.wire.text;
   return (signal) =>
     classified(target, signal, async () => {
       const response = await target.transport(target.baseUrl, request, signal);
@@ -195,7 +198,7 @@ export function answerAttempt(target: AttemptTarget, prompt: Prompt): Attempt<Pr
       } catch {
         return { ok: false, failure: unusableAnswer(target, response.status, 'not_json') };
       }
-      const text = target.wire.text(json);
+      const text = textOf(json);
       if (text === undefined) return { ok: false, failure: unusableAnswer(target, response.status, 'unexpected_shape') };
       if (text.trim() === '') return { ok: false, failure: unusableAnswer(target, response.status, 'no_text') };
       return { ok: true, value: { text, usage: target.wire.usage(json) } };

@@ -15,7 +15,7 @@ import { type CallScope, callWithRetries, openCall } from './provider-call.js';
 import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
-import type { TokenUsage } from './wire/wire-format.js';
+import type { StructuredOutput, TokenUsage } from './wire/wire-format.js';
 
 export interface ProviderCall {
   /** The caller's own provider key. */
@@ -26,6 +26,8 @@ export interface ProviderCall {
   user: string;
   /** Aborting it (client disconnect) aborts the provider request; generate then throws ClientAbortedError. */
   signal?: AbortSignal;
+  /** `generate` only: asks for JSON of this schema through the provider's structured output; `text` is that JSON, unchecked. */
+  output?: StructuredOutput;
 }
 
 export interface ProviderAnswer {
@@ -170,7 +172,7 @@ export function createProviderRegistry(
     const { target, model } = targetFor(id, call);
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs }, clock);
     try {
-      const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user }));
+      const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user, output: call.output }));
       const { value, attempts, failedAttempts } = await callWithRetries(scope, attempt, budget.maxRetries ?? maxRetries, clock);
       return { target, model, scope, value, attempts, failedAttempts };
     } catch (error) {

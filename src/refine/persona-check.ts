@@ -1,8 +1,12 @@
-/** Lints any text against a persona's rules, without a provider (POST /v1/check). */
+/** Lints any text against a persona's rules, and with a judge rates its voice (POST /v1/check). */
 import type { CompiledPersonas } from './compiled-personas.js';
 import type { PersonaPin } from '../personas/persona-history.js';
+import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { checkText, preservedOriginal, type Severity } from '../rules/index.js';
+import type { Judge } from '../scoring/judge.js';
+import type { JudgeRequest, JudgeVerdict } from '../scoring/judge-verdict.js';
 import { passes, personaScore, type SubScores } from '../scoring/persona-score.js';
+import type { UsageTally } from '../usage/usage-tally.js';
 
 /** What to check (POST /v1/check adapts its body to this). */
 export interface CheckRequest extends PersonaPin {
@@ -10,6 +14,8 @@ export interface CheckRequest extends PersonaPin {
   content: string;
   /** What `content` was rewritten from: its preserved items must all be in `content`. */
   original?: string;
+  /** Rates `content` against the persona's descriptive attributes (docs/voice-score.md, "The judge"). */
+  judge?: JudgeRequest;
 }
 
 export interface CheckVerdict {
@@ -19,19 +25,32 @@ export interface CheckVerdict {
   violations: { rule: string; severity: Severity; message: string; start: number; end: number }[];
   /** Well-known attributes held with a value of none of their shapes, ignored until fixed. */
   warnings: { attribute: string; message: string }[];
+  /** Present when the request asked for a judge: its ratings, or why it gave none. */
+  judge?: JudgeVerdict;
 }
 
 export interface CheckResult {
   verdict: CheckVerdict;
   /** The persona version checked against (X-Persona-Version). */
   personaVersion: number;
+  /** The judge's provider calls and tokens (X-Usage), when judged. */
+  usage?: UsageTally;
 }
 
 export class PersonaCheck {
-  constructor(private readonly personas: CompiledPersonas) {}
+  constructor(
+    private readonly personas: CompiledPersonas,
+    private readonly judge: Judge,
+    /** PROVIDER_TIMEOUT_MS: the judge's deadline, its retries included. */
+    private readonly timeoutMs: number,
+  ) {}
 
-  /** With `original` (what `content` was rewritten from), also reports the items of it that `content` lost. */
-  async check(accountId: string, body: CheckRequest): Promise<CheckResult> {
+  /**
+   * With `original` (what `content` was rewritten from), also reports the items of it that `content` lost.
+   * Rejects only as a check without a judge does (or ClientAbortedError): a failed judge is the verdict's `judge.error`.
+   */
+  async check(accountId: string, body: CheckRequest, signal: AbortSignal): Promise<CheckResult> {
+    const target = body.judge && this.judge.target(body.judge);
     const persona = await this.personas.get(accountId, body.personaId, body);
     const preserved = body.original !== undefined && persona.rules.preserve ? preservedOriginal(body.original) : undefined;
     const violations = checkText(persona.rules, body.content, preserved).map(({ rule, severity, message, start, end }) => ({
@@ -42,8 +61,16 @@ export class PersonaCheck {
       end,
     }));
     const warnings = persona.invalid.map(({ key, message }) => ({ attribute: key, message: `${message}; it is ignored until fixed` }));
-    const { score, scores } = personaScore({ findings: violations, originalItems: preserved?.items.length });
+    const judgement = target
+      ? await this.judge.judge({
+          accountId, target, persona, text: body.content, signal,
+          deadline: this.judge.deadlineFrom(this.timeoutMs), timeoutMs: this.timeoutMs, scrubber: new SecretScrubber([target.apiKey]),
+        })
+      : undefined;
+    const ratings = judgement && 'ratings' in judgement.verdict ? judgement.verdict.ratings.map(({ rating }) => rating) : undefined;
+    const { score, scores } = personaScore({ findings: violations, originalItems: preserved?.items.length, ratings });
     const passed = passes(violations, score, persona.minScore);
-    return { verdict: { passed, score, scores, violations, warnings }, personaVersion: persona.version };
+    const verdict: CheckVerdict = { passed, score, scores, violations, warnings, ...(judgement ? { judge: judgement.verdict } : {}) };
+    return { verdict, personaVersion: persona.version, ...(judgement ? { usage: judgement.usage } : {}) };
   }
 }

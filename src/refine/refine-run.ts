@@ -13,7 +13,10 @@ import { failedCallOf } from '../providers/provider-call.js';
 import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import type { Judge, JudgeTarget } from '../scoring/judge.js';
+import type { JudgeVerdict, Rating } from '../scoring/judge-verdict.js';
 import { type PersonaScore, personaScore } from '../scoring/persona-score.js';
+import { lowRated, voiceRepairInstructions } from '../scoring/voice-repair.js';
 import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
@@ -29,9 +32,11 @@ export interface RunEnd {
   /** The whole result: exactly the concatenation of the pieces, unless `replaced`. */
   response: string;
   violations: RuleFinding[];
-  /** The deterministic score of the result (X-Persona-Score). */
+  /** The score of the result (X-Persona-Score): deterministic, with `voice` when judged. */
   score: PersonaScore;
-  /** Provider calls and the tokens reported, summed over every call (fallbacks and the repair included). */
+  /** Set when the request asked for a judge: what it said about `response`. */
+  judge?: JudgeVerdict;
+  /** Provider calls and the tokens reported, summed over every call (fallbacks, the repair and the judge included). */
   usage: UsageTally;
   /** Shown text that is not a prefix of the result (a bug): `response` replaces it; logged and counted by the caller. */
   replaced: boolean;
@@ -54,9 +59,13 @@ export interface RefineRun {
   pieces: AsyncGenerator<string, RunEnd, undefined>;
 }
 
-/** The deterministic score of a result: its findings against what it was rewritten from. */
-export const scoreOf = (violations: readonly RuleFinding[], original: PreservedOriginal | undefined): PersonaScore =>
-  personaScore({ findings: violations, originalItems: original?.items.length });
+/** The score of a result: its findings against what it was rewritten from, and the judge's ratings when it gave some. */
+export const scoreOf = (violations: readonly RuleFinding[], original: PreservedOriginal | undefined, verdict?: JudgeVerdict): PersonaScore =>
+  personaScore({
+    findings: violations,
+    originalItems: original?.items.length,
+    ratings: verdict && 'ratings' in verdict ? verdict.ratings.map(({ rating }) => rating) : undefined,
+  });
 
 /** A result known at once (the rules provider, a cached answer) as a run: the whole text, then the end. */
 export async function* wholeText(end: Omit<RunEnd, 'replaced' | 'providerMs'>): AsyncGenerator<string, RunEnd, undefined> {
@@ -69,6 +78,7 @@ export interface RunDependencies {
   metrics: Metrics;
   timeoutMs: number;
   usage: UsageRecorder;
+  judge: Judge;
   tracer?: Tracer;
   clock?: Clock;
 }
@@ -81,8 +91,10 @@ export interface RunJob {
   user: string;
   original: PreservedOriginal | undefined;
   signal: AbortSignal;
-  /** Removes every link's key from the answer before anything shows or stores it. */
+  /** Removes every link's key (and the judge's) from the answer before anything shows or stores it. */
   scrubber: SecretScrubber;
+  /** Who rates the final answer, when the request asked for a judge. */
+  judgeTarget?: JudgeTarget;
 }
 
 /** What one provider answer is to the run: its text in pieces, the attempts that failed before it, and its usage once the pieces ended. */
@@ -98,8 +110,8 @@ interface AnswerSource {
  * link that answered (whose key paid for it).
  */
 export async function runThroughProviders(
-  { providers, metrics, timeoutMs, usage: recorder, tracer = noTracing, clock = systemClock }: RunDependencies,
-  { accountId, persona, links, user, original, signal, scrubber }: RunJob,
+  { providers, metrics, timeoutMs, usage: recorder, judge, tracer = noTracing, clock = systemClock }: RunDependencies,
+  { accountId, persona, links, user, original, signal, scrubber, judgeTarget }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineRun> {
@@ -141,12 +153,16 @@ export async function runThroughProviders(
   }
   const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original, scrubber);
 
-  /** One repair call to the provider that answered, inside the same deadline; best effort: the better of the two stands. */
-  async function repaired(end: StreamEnd): Promise<StreamEnd> {
+  /**
+   * The one repair call, to the provider that answered, inside the same deadline: for the rules'
+   * violations and, when judged under `minScore`, the low-rated attributes. Best effort:
+   * undefined when it failed, and the caller keeps the better of the two answers.
+   */
+  async function repaired(end: StreamEnd, lowVoice: readonly Rating[]): Promise<StreamEnd | undefined> {
     const span = tracer.start('repair').set('persona_refine.rules.violations', end.violations.length);
     const repairStarted = performance.now();
     const repair = async (): Promise<StreamEnd> => {
-      const instructions = repairInstructions(end.violations, end.response, original);
+      const instructions = [repairInstructions(end.violations, end.response, original), voiceRepairInstructions(lowVoice)].filter((part) => part !== '').join('\n\n');
       const answer = await providers.generate(
         first.link.provider,
         { apiKey: first.link.apiKey, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal },
@@ -159,19 +175,48 @@ export async function runThroughProviders(
       return checked(again);
     };
     try {
-      const second = await tracer.within(span, repair);
-      return second.violations.length <= end.violations.length ? second : end;
+      return await tracer.within(span, repair);
     } catch (error) {
       first.usage.tally.addFailedCalls(failedCallOf(error).failedAttempts);
       if (error instanceof ClientAbortedError) {
         span.fail(errorType(error));
         throw error;
       }
-      return end;
+      return undefined;
     } finally {
       first.usage.durationMs = (first.usage.durationMs ?? 0) + (performance.now() - repairStarted);
       span.end();
     }
+  }
+
+  const judgeUsage = new UsageTally();
+  /** The judge's verdict on a text, its calls added to the refine's usage; undefined when no judge was asked for. */
+  const judged = async (text: string): Promise<JudgeVerdict | undefined> => {
+    if (!judgeTarget) return undefined;
+    const judgement = await judge.judge({ accountId, target: judgeTarget, persona, text, signal, deadline: call.deadline, timeoutMs: call.timeoutMs, scrubber });
+    judgeUsage.addTally(judgement.usage);
+    return judgement.verdict;
+  };
+
+  /**
+   * Collecting: the answer, judged, and the one repair call when the rules need the model or the
+   * judged score is under `minScore`; the repaired answer is judged again, so the score always
+   * describes the answer returned, and the better of the two stands (by score when both were
+   * judged, else by violations, the repair's on a tie).
+   */
+  async function collected(end: StreamEnd): Promise<{ end: StreamEnd; verdict: JudgeVerdict | undefined }> {
+    const verdict = await judged(end.response);
+    const underBar = verdict && 'ratings' in verdict && persona.minScore !== undefined && scoreOf(end.violations, original, verdict).score < persona.minScore;
+    const lowVoice = underBar ? lowRated(verdict.ratings) : [];
+    if (!needsModelRepair(end.violations) && lowVoice.length === 0) return { end, verdict };
+    const second = await repaired(end, lowVoice);
+    if (second === undefined) return { end, verdict };
+    const secondVerdict = await judged(second.response);
+    const bothRated = verdict && 'ratings' in verdict && secondVerdict && 'ratings' in secondVerdict;
+    const better = bothRated
+      ? scoreOf(second.violations, original, secondVerdict).score >= scoreOf(end.violations, original, verdict).score
+      : second.violations.length <= end.violations.length;
+    return better ? { end: second, verdict: secondVerdict } : { end, verdict };
   }
 
   /** The end of a refinement, as one `rules` span with the count of what the rules could not fix. */
@@ -196,12 +241,18 @@ export async function runThroughProviders(
       first.usage.tally.addAnswer(first.source.usage());
       first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
       let end = checked(refinement);
-      if (mode === 'collect' && needsModelRepair(end.violations)) end = await repaired(end);
-      else if (end.rest !== '') yield end.rest;
+      let verdict: JudgeVerdict | undefined;
+      if (mode === 'collect') ({ end, verdict } = await collected(end));
+      else {
+        if (end.rest !== '') yield end.rest;
+        verdict = await judged(end.response);
+      }
       const usage = new UsageTally();
       for (const contribution of contributions) usage.addTally(contribution.tally);
+      usage.addTally(judgeUsage);
       const result: RunEnd = {
-        response: end.response, violations: end.violations, score: scoreOf(end.violations, original), usage, replaced: end.replaced, providerMs: performance.now() - started,
+        response: end.response, violations: end.violations, score: scoreOf(end.violations, original, verdict), ...(verdict ? { judge: verdict } : {}),
+        usage, replaced: end.replaced, providerMs: performance.now() - started,
       };
       await onEnd(result, first.link);
       return result;

@@ -18,6 +18,7 @@ import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { PersonaScore } from '../scoring/persona-score.js';
+import type { Judge, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict } from '../scoring/judge-verdict.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
 import type { RefineRequest } from './refine-request.js';
@@ -26,7 +27,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineRun, type RunJob, type RunMode, runThroughProviders, scoreOf, wholeText } from './refine-run.js';
+import { type RefineRun, type RunEnd, type RunJob, type RunMode, runThroughProviders, scoreOf, wholeText } from './refine-run.js';
 import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -75,6 +76,7 @@ export class RefineService {
     private readonly metrics: Metrics,
     private readonly usage: UsageRecorder,
     private readonly cache: AnswerCache,
+    private readonly judge: Judge,
     private readonly tracer: Tracer = noTracing,
     private readonly clock: Clock = systemClock,
   ) {}
@@ -95,8 +97,11 @@ export class RefineService {
     const run = await this.start(accountId, body, signal, cachePolicy, 'collect');
     let next = await run.pieces.next();
     while (!next.done) next = await run.pieces.next();
-    const { response, providerMs, violations, score, usage } = next.value;
-    return { response, providerMs, violations, score, usage, provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}) };
+    const { response, providerMs, violations, score, judge, usage } = next.value;
+    return {
+      response, providerMs, violations, score, ...(judge ? { judge } : {}), usage,
+      provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}),
+    };
   }
 
   /**
@@ -108,17 +113,22 @@ export class RefineService {
   }
 
   private async start(accountId: string, body: RefineRequest, signal: AbortSignal, cachePolicy: CachePolicy | undefined, mode: RunMode): Promise<RefineRun> {
+    this.checkProviders(body);
+    const judgeTarget = this.judgeTarget(body);
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const original = originalFor(persona, body.content);
       const { text, remaining } = this.enforce(persona, body.content, original);
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      const end = { response: text, violations: remaining, score: scoreOf(remaining, original), usage };
+      const scrubber = new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []);
+      const end = await this.judgedAtOnce({ accountId, persona, original, signal, scrubber, judgeTarget }, { response: text, violations: remaining, usage });
       return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText(end), ...rulesCache(cachePolicy) };
     }
-    const job = this.job(accountId, body, persona, signal);
-    const dependencies = { providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, tracer: this.tracer, clock: this.clock };
+    const job = this.job(accountId, body, persona, signal, judgeTarget);
+    const dependencies = {
+      providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, judge: this.judge, tracer: this.tracer, clock: this.clock,
+    };
     if (!cachePolicy) return runThroughProviders(dependencies, job, mode);
     const { key, hit } = await this.lookUp(job, cachePolicy);
     if (hit) return this.fromCache(job, hit);
@@ -129,14 +139,45 @@ export class RefineService {
     return { ...(await runThroughProviders(dependencies, job, mode, store)), cache: { hit: false } };
   }
 
-  /** Validation that needs no I/O first (the provider ids), then the persona lookup. */
+  /**
+   * Who judges the answer, checked before any I/O: `judge: true` is the refine's own provider,
+   * key and model, which `rules` does not have (docs/voice-score.md, "The judge").
+   */
+  private judgeTarget(body: RefineRequest): JudgeTarget | undefined {
+    if (body.judge === undefined) return undefined;
+    if (body.judge !== true) return this.judge.target(body.judge);
+    if (body.provider === RULES_PROVIDER) {
+      throw invalidRequest('judge: true judges with the refine\'s own provider, and "rules" has no model; name a judge instead: {"provider", "providerApiKey", "model"?}');
+    }
+    const { providerApiKey } = this.withKey(body);
+    return this.judge.target({ provider: body.provider, providerApiKey, ...(body.model === undefined ? {} : { model: body.model }) });
+  }
+
+  /**
+   * A result known at once (the rules provider, a cached answer), judged when asked: no repair
+   * follows, since there is no model call of this refine to repair with; the deadline is its own.
+   */
+  private async judgedAtOnce(
+    job: Pick<ProviderJob, 'accountId' | 'persona' | 'original' | 'signal' | 'scrubber' | 'judgeTarget'>,
+    result: { response: string; violations: RuleFinding[]; usage: UsageTally },
+  ): Promise<Omit<RunEnd, 'replaced' | 'providerMs'>> {
+    const { response, violations, usage } = result;
+    if (!job.judgeTarget) return { ...result, score: scoreOf(violations, job.original) };
+    const { verdict, usage: judgeUsage } = await this.judge.judge({
+      accountId: job.accountId, target: job.judgeTarget, persona: job.persona, text: response, signal: job.signal,
+      deadline: this.judge.deadlineFrom(this.timeoutMs), timeoutMs: this.timeoutMs, scrubber: job.scrubber,
+    });
+    usage.addTally(judgeUsage);
+    return { response, violations, score: scoreOf(violations, job.original, verdict), judge: verdict, usage };
+  }
+
+  /** Run after the validation that needs no I/O (the provider ids, the judge). */
   private async persona(accountId: string, body: RefineRequest): Promise<CompiledPersona> {
-    this.checkProviders(body);
     const loading = this.tracer.start('persona.load').set('persona_refine.persona_id', body.personaId);
     return traced(loading, this.personas.get(accountId, body.personaId, body));
   }
 
-  private job(accountId: string, body: RefineRequest, persona: CompiledPersona, signal: AbortSignal): ProviderJob {
+  private job(accountId: string, body: RefineRequest, persona: CompiledPersona, signal: AbortSignal, judgeTarget: JudgeTarget | undefined): ProviderJob {
     const { providerApiKey } = this.withKey(body);
     const links: ProviderLink[] = [
       { provider: body.provider, apiKey: providerApiKey, model: body.model ?? this.providers.defaultModel(body.provider) },
@@ -146,7 +187,8 @@ export class RefineService {
       accountId, personaId: body.personaId, persona, links, signal,
       user: buildUserMessage(body.content),
       original: originalFor(persona, body.content),
-      scrubber: new SecretScrubber(links.map((link) => link.apiKey)),
+      scrubber: new SecretScrubber([...links.map((link) => link.apiKey), ...(judgeTarget ? [judgeTarget.apiKey] : [])]),
+      ...(judgeTarget ? { judgeTarget } : {}),
     };
   }
 
@@ -176,14 +218,14 @@ export class RefineService {
     });
   }
 
-  /** A stored answer, through the persona's rules again (idempotent: it reports what remains). */
-  private fromCache(job: ProviderJob, hit: CacheHit): RefineRun {
+  /** A stored answer, through the persona's rules again (idempotent: it reports what remains), judged afresh when asked. */
+  private async fromCache(job: ProviderJob, hit: CacheHit): Promise<RefineRun> {
     const { text, remaining } = this.enforce(job.persona, hit.answer.response, job.original);
     const usage = new UsageTally();
     this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
     return {
       personaVersion: job.persona.version, provider: hit.answer.provider, model: hit.answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
-      pieces: wholeText({ response: text, violations: remaining, score: scoreOf(remaining, job.original), usage }),
+      pieces: wholeText(await this.judgedAtOnce(job, { response: text, violations: remaining, usage })),
     };
   }
 

@@ -1,30 +1,50 @@
-/** POST /v1/check: lint text against a persona's rules. HTTP only. */
+/** POST /v1/check: lint text against a persona's rules, and with a judge rate its voice. HTTP only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import type { PersonaCheck } from '../refine/persona-check.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
+import { usageHeader } from '../usage/usage-tally.js';
+
+const CheckHeaders = {
+  ...PersonaVersionHeader,
+  'X-Usage': Type.Optional(Type.String({ description: "A judged check: the judge's calls and tokens, `input_tokens=…, output_tokens=…, provider_calls=…`" })),
+};
 
 export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> = async (app, { checker }) => {
   app.post('/check', {
     config: { scope: 'refine' },
     schema: {
       tags: ['refine'],
-      summary: "Check text against a persona's rules without calling a provider",
+      summary: "Check text against a persona's rules, and with a judge its voice",
       description:
         "Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, " +
         'and any well-known attribute the rules and the prompt ignore because of its shape. ' +
         'With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` ' +
         'that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. ' +
+        'With `judge`, a provider rates `content` against the persona\'s descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, ' +
+        'and the judge\'s calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. ' +
         '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
-      response: { 200: { description: 'The verdict', headers: PersonaVersionHeader, ...CheckResponse }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'The verdict', headers: CheckHeaders, ...CheckResponse }, ...commonErrors, ...notFoundError },
     },
     handler: async (request, reply) => {
-      const { verdict, personaVersion } = await checker.check(request.principal.accountId, request.body);
-      reply.header('x-persona-version', String(personaVersion));
-      return verdict;
+      // A client that leaves stops the judge's provider call.
+      const disconnected = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) disconnected.abort();
+      };
+      reply.raw.once('close', onClose);
+      try {
+        const { verdict, personaVersion, usage } = await checker.check(request.principal.accountId, request.body, disconnected.signal);
+        reply.header('x-persona-version', String(personaVersion));
+        if (usage) reply.header('x-usage', usageHeader(usage));
+        return verdict;
+      } finally {
+        reply.raw.off('close', onClose);
+      }
     },
   });
 };

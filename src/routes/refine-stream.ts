@@ -11,7 +11,24 @@ import { EVENT_STREAM_HEADERS, EventStream, formatEvent } from '../http/event-st
 import type { IdempotencySettlement } from '../http/idempotency.js';
 import type { RefineRun, RunEnd } from '../refine/refine-run.js';
 import { countViolations, summarizeViolations } from '../rules/index.js';
+import type { JudgeVerdict } from '../scoring/judge-verdict.js';
 import type { StreamDelta, StreamDone } from '../schemas/refine.js';
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/** Text as a header value: printable ASCII as it is, `%` and everything else percent-encoded (UTF-8). */
+const headerSafe = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD').replace(/[^\x20-\x24\x26-\x7E]+/g, encodeURIComponent);
+
+/**
+ * A judged refine's headers (docs/voice-score.md, "The judge"): `X-Persona-Ratings:
+ * tone=4,my%20key=5` (attribute names percent-encoded, absent when nothing was rated), or
+ * `X-Persona-Judge-Error` when the judge failed.
+ */
+export function judgeHeaders(verdict: JudgeVerdict | undefined): Record<string, string> {
+  if (verdict === undefined) return {};
+  if ('error' in verdict) return { 'x-persona-judge-error': headerSafe(verdict.error) };
+  if (verdict.ratings.length === 0) return {};
+  return { 'x-persona-ratings': verdict.ratings.map(({ attribute, rating }) => `${encodeURIComponent(attribute.replace(LONE_SURROGATE, '\uFFFD'))}=${rating}`).join(',') };
+}
 
 function doneEvent(end: RunEnd): StreamDone {
   // The members of X-Usage: a token sum only while every answer reported it.
@@ -20,7 +37,10 @@ function doneEvent(end: RunEnd): StreamDone {
     ...(end.usage.outputKnown ? { outputTokens: end.usage.outputTokens } : {}),
     providerCalls: end.usage.providerCalls,
   };
-  return { response: end.response, violations: countViolations(end.violations), score: end.score.score, usage, ...(end.replaced ? { replaced: true } : {}) };
+  return {
+    response: end.response, violations: countViolations(end.violations), score: end.score.score, usage,
+    ...(end.judge ? { judge: end.judge } : {}), ...(end.replaced ? { replaced: true } : {}),
+  };
 }
 
 /** What a replay with the same Idempotency-Key gets: the whole text as one delta, then the same `done`. */
@@ -66,6 +86,7 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
         };
         if (next.value.violations.length > 0) headers['x-persona-violations'] = summarizeViolations(next.value.violations);
         headers['x-persona-score'] = String(done.score);
+        Object.assign(headers, judgeHeaders(next.value.judge));
         await settlement.complete({ status: 200, headers, body: replayBody(done) });
         stored = true;
       }

@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { summarizeViolations } from '../rules/index.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
-import { sendRefineStream } from './refine-stream.js';
+import { judgeHeaders, sendRefineStream } from './refine-stream.js';
 import { parseCacheControl } from '../cache/cache-control.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { PersonaScoreHeader, RefineBody, RefineResponse } from '../schemas/refine.js';
@@ -46,6 +46,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         '(e.g. `avoid=1,maxWords=1,preserve=2`) when the persona\'s rules are still broken after the fixes and one repair call; ' +
         'every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); ' +
         '`preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. ' +
+        'With `judge`, the final answer is rated against the persona\'s descriptive attributes: `X-Persona-Score` includes the voice, `X-Persona-Ratings` lists `attribute=rating`, ' +
+        '`X-Persona-Judge-Error` says why when the judge failed (the refine still succeeds), and the judge\'s calls count in `X-Usage`. ' +
         'Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. ' +
         'With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` ' +
         '(each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. ' +
@@ -97,6 +99,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
         reply.header('x-persona-score', String(result.score.score));
+        reply.headers(judgeHeaders(result.judge));
         reply.header('x-provider', result.model === undefined ? result.provider : `${result.provider}/${result.model}`);
         reply.header('x-usage', usageHeader(result.usage));
         if (result.cache) {

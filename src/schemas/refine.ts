@@ -42,6 +42,52 @@ const Fallback = Type.Object(
 );
 export type Fallback = Static<typeof Fallback>;
 
+const providerKey = (description: string) =>
+  Type.String({ minLength: 1, maxLength: PROVIDER_KEY_MAX_LENGTH, pattern: PROVIDER_KEY_PATTERN, description });
+
+/** Who rates a text's voice (docs/voice-score.md, "The judge"). */
+const Judge = Type.Object(
+  {
+    provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id of the judge, e.g. "anthropic"; not "rules", which has no model' }),
+    providerApiKey: providerKey("The caller's own key for the judge's provider; a secret exactly like providerApiKey: used for this call only, never stored, logged or echoed"),
+    model: Type.Optional(modelName("Overrides the judge provider's default model")),
+  },
+  { additionalProperties: false },
+);
+
+const JUDGE_DESCRIPTION =
+  "Has the text rated 1–5 against each of the persona's descriptive attributes (the well-known ones that are no rule, control or `examples`, and the author's own keys) " +
+  "through the provider's structured output; `scores.voice` is the mean rating mapped 1 → 0 … 5 → 100. A judge that fails (an answer that does not fit the schema twice, " +
+  'a provider error, a timeout) never fails the request: the score is then the deterministic one, and the judge says why in `error`.';
+
+const Rating = Type.Object(
+  {
+    attribute: Type.String({ description: 'The attribute key, as the persona spells it' }),
+    rating: Type.Integer({ minimum: 1, maximum: 5, description: '5 fully matches, 4 mostly, 3 partly, 2 barely, 1 not at all' }),
+    reason: Type.String({ maxLength: 500, description: "The judge's one-sentence reason" }),
+  },
+  { additionalProperties: false },
+);
+
+/** What the judge said: `{ provider, model, ratings }` or `{ error }`. */
+const JudgeVerdict = Type.Union(
+  [
+    Type.Object(
+      {
+        provider: Type.String(),
+        model: Type.String(),
+        ratings: Type.Array(Rating, { description: "In the order the persona's attributes are stated; empty (and no provider call) when it sets no descriptive attribute" }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      { error: Type.String({ description: 'Why the judge gave no ratings, every key scrubbed; the score is then the deterministic one' }) },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'Present when the request asked for a judge' },
+);
+
 export const RefineBody = Type.Object(
   {
     provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, e.g. "openai"; "rules" applies only the persona\'s deterministic rules' }),
@@ -62,6 +108,14 @@ export const RefineBody = Type.Object(
         description:
           'Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` ' +
           '`{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false.',
+      }),
+    ),
+    judge: Type.Optional(
+      Type.Union([Judge, Type.Literal(true)], {
+        description:
+          `${JUDGE_DESCRIPTION} \`true\` judges with the refine's own provider, key and model (not with \`rules\`). The answer carries \`X-Persona-Ratings\` ` +
+          '(`attribute=rating` pairs, attribute names percent-encoded), or `X-Persona-Judge-Error` when the judge failed; a streamed `done` carries `judge`. ' +
+          "When the persona sets `minScore` and the judged score is under it, the refine's one repair call also names the low-rated attributes with the judge's reasons.",
       }),
     ),
     fallbacks: Type.Optional(
@@ -119,8 +173,13 @@ export const StreamDone = Type.Object(
   {
     response: Type.String({ description: "The whole result: exactly the concatenation of every delta's text, unless `replaced`" }),
     violations: ViolationCounts,
-    score: Type.Integer({ minimum: 0, maximum: 100, description: 'The deterministic score of `response`, as X-Persona-Score gives it for an answer not streamed' }),
+    score: Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'The score of `response`, as X-Persona-Score gives it for an answer not streamed: deterministic, with the voice when judged',
+    }),
     usage: StreamUsage,
+    judge: Type.Optional(JudgeVerdict),
     replaced: Type.Optional(
       Type.Literal(true, {
         description:
@@ -133,9 +192,15 @@ export const StreamDone = Type.Object(
 );
 export type StreamDone = Static<typeof StreamDone>;
 
-/** Response header of every refine answer that is not streamed. */
+/** Response headers of every refine answer that is not streamed. */
 export const PersonaScoreHeader = {
-  'X-Persona-Score': Type.Integer({ minimum: 0, maximum: 100, description: 'The score of the answer (0–100), as POST /v1/check computes it' }),
+  'X-Persona-Score': Type.Integer({ minimum: 0, maximum: 100, description: 'The score of the answer (0–100), as POST /v1/check computes it; with the voice when judged' }),
+  'X-Persona-Ratings': Type.Optional(
+    Type.String({ description: 'A judged refine: the ratings of the answer, `attribute=rating` pairs joined by commas, attribute names percent-encoded (`tone=4,my%20key=5`)' }),
+  ),
+  'X-Persona-Judge-Error': Type.Optional(
+    Type.String({ description: 'A judged refine whose judge failed: why (every key scrubbed; characters outside printable ASCII, and %, percent-encoded)' }),
+  ),
 };
 
 const Score = (description: string) => Type.Integer({ minimum: 0, maximum: 100, description });
@@ -161,6 +226,7 @@ export const CheckBody = Type.Object(
           'The text `content` was rewritten from (by this service or anything else): its numbers, URLs, e-mail addresses, code and template placeholders must all be in `content`',
       }),
     ),
+    judge: Type.Optional({ ...Judge, description: JUDGE_DESCRIPTION }),
   },
   { additionalProperties: false },
 );
@@ -205,6 +271,7 @@ export const CheckResponse = Type.Object(
           'shapes were checked can): the prompt and the rules ignore them until they are fixed. Empty when none.',
       },
     ),
+    judge: Type.Optional(JudgeVerdict),
   },
   { additionalProperties: false },
 );

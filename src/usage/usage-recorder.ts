@@ -20,9 +20,10 @@ export interface ProviderUsage {
   model: string;
   /**
    * answered: it produced the answer; cache_hit: the cache did, for it;
-   * failed: it failed and the refine moved on or gave up; aborted: the client left.
+   * failed: it failed and the refine moved on or gave up; aborted: the client left;
+   * judged: it rated a text (docs/voice-score.md, "The judge"), neither a refine nor a failure.
    */
-  outcome: 'answered' | 'cache_hit' | 'failed' | 'aborted';
+  outcome: 'answered' | 'cache_hit' | 'failed' | 'aborted' | 'judged';
   /** The error class it failed with, for the provider metrics. */
   failure?: string;
   tally: UsageTally;

@@ -14,7 +14,7 @@ import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, cr
 import type { AddressInfo } from 'node:net';
 import {
   type ErrorKind, type WireAnswer, type WireApi,
-  apiOf, errorAnswer, modelOf, publicBasePath, successBody, userTextOf,
+  apiOf, errorAnswer, modelOf, publicBasePath, ratedAttributesOf, structuredRequestOf, structuredSuccessBody, successBody, userTextOf,
 } from './provider-wire-formats.js';
 import { byteHalves, piecesOf, streamScript } from './provider-streams.js';
 
@@ -65,7 +65,18 @@ export interface FakeBehaviour {
   failAfterPieces?: number;
   /** ok/slow: answer without the usage member, as some self-hosted servers do. */
   omitUsage?: boolean;
+  /**
+   * ok/slow, a request asking for structured output (the judge): the JSON the answer holds, or a
+   * function of the attribute names its ratings schema allows. A string is sent as the text
+   * verbatim (a model that broke the format). Default: every attribute rated 4, "Matches <attribute>.".
+   */
+  structured?: unknown;
 }
+
+/** The fake judge's default: every attribute the schema names, rated 4. */
+export const fakeRatings = (attributes: readonly string[]) => ({
+  ratings: attributes.map((attribute) => ({ attribute, rating: 4, reason: `Matches ${attribute}.` })),
+});
 
 export interface RecordedRequest {
   /** The provider this request was addressed to (first path segment). */
@@ -304,8 +315,16 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('{"id":"');
         return;
-      default:
+      default: {
+        const structured = structuredRequestOf(api, body);
+        if (structured) {
+          const attributes = ratedAttributesOf(structured.schema);
+          const value = typeof behaviour.structured === 'function' ? (behaviour.structured as (names: string[]) => unknown)(attributes) : (behaviour.structured ?? fakeRatings(attributes));
+          send(res, { status: 200, body: structuredSuccessBody(api, model, userText, value, structured.toolName) });
+          return;
+        }
         send(res, { status: 200, body: successBody(api, model, userText, replyText(behaviour, userText), { omitUsage: behaviour.omitUsage }) });
+      }
     }
   }
 

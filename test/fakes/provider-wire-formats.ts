@@ -129,6 +129,66 @@ function successBodyWithUsage(api: WireApi, model: string, userText: string, tex
   }
 }
 
+/**
+ * What a request asking for structured output wants, read where each API puts the schema:
+ * Responses `text.format` (json_schema), Chat Completions `response_format` (json_schema),
+ * Anthropic a forced tool (`tool_choice: { type: 'tool', name }`), Gemini
+ * `generationConfig.responseSchema` with `responseMimeType: application/json`.
+ */
+export interface StructuredRequest {
+  schema: Json;
+  /** Anthropic: the forced tool's name, which the answer's tool_use block carries. */
+  toolName?: string;
+}
+
+export function structuredRequestOf(api: WireApi, body: unknown): StructuredRequest | undefined {
+  if (!isObject(body)) return undefined;
+  switch (api) {
+    case 'openai-responses': {
+      const format = isObject(body.text) && isObject(body.text.format) ? body.text.format : undefined;
+      return format?.type === 'json_schema' && isObject(format.schema) ? { schema: format.schema } : undefined;
+    }
+    case 'openai-chat': {
+      const format = isObject(body.response_format) ? body.response_format : undefined;
+      return format?.type === 'json_schema' && isObject(format.json_schema) && isObject(format.json_schema.schema) ? { schema: format.json_schema.schema } : undefined;
+    }
+    case 'anthropic-messages': {
+      const choice = isObject(body.tool_choice) ? body.tool_choice : undefined;
+      if (choice?.type !== 'tool' || !Array.isArray(body.tools)) return undefined;
+      const tool = body.tools.filter(isObject).find((candidate) => candidate.name === choice.name);
+      return tool && isObject(tool.input_schema) ? { schema: tool.input_schema, toolName: String(tool.name) } : undefined;
+    }
+    case 'google-generate-content': {
+      const config = isObject(body.generationConfig) ? body.generationConfig : undefined;
+      return config?.responseMimeType === 'application/json' && isObject(config.responseSchema) ? { schema: config.responseSchema } : undefined;
+    }
+  }
+}
+
+/** The attribute names a ratings schema allows (`ratings[].attribute`'s enum), whichever API's dialect it is in. */
+export function ratedAttributesOf(schema: Json): string[] {
+  const ratings = isObject(schema.properties) && isObject(schema.properties.ratings) ? schema.properties.ratings : {};
+  const item = isObject(ratings.items) && isObject(ratings.items.properties) ? ratings.items.properties : {};
+  const attribute = isObject(item.attribute) ? item.attribute : {};
+  return Array.isArray(attribute.enum) ? attribute.enum.map(String) : [];
+}
+
+/**
+ * A structured answer as each provider sends it: the JSON as the message text, except Anthropic,
+ * whose forced tool answers with a `tool_use` block holding it as `input`. A string `value` is
+ * sent as the text as it is (Anthropic: a text block instead of the tool call), to fake a model
+ * that broke the format.
+ */
+export function structuredSuccessBody(api: WireApi, model: string, userText: string, value: unknown, toolName: string | undefined): unknown {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const body = successBodyWithUsage(api, model, userText, text) as Json;
+  if (api === 'anthropic-messages' && typeof value !== 'string') {
+    body.content = [{ type: 'tool_use', id: `toolu_${nextId()}`, name: toolName, input: value }];
+    body.stop_reason = 'tool_use';
+  }
+  return body;
+}
+
 /** Error body families; groq, deepseek and OpenAI-compatible servers use OpenAI's. */
 type Family = 'openai' | 'anthropic' | 'google' | 'mistral' | 'xai';
 const familyOf = (provider: string): Family =>

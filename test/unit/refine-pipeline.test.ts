@@ -14,6 +14,7 @@ import { PersonaHistory } from '../../src/personas/persona-history.js';
 import { PersonaService } from '../../src/personas/persona-service.js';
 import { createProviderRegistry } from '../../src/providers/index.js';
 import { CompiledPersonas } from '../../src/refine/compiled-personas.js';
+import { Judge } from '../../src/scoring/judge.js';
 import { RefineService } from '../../src/refine/refine-service.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { PersonaHistoryRepository } from '../../src/storage/persona-history-repository.js';
@@ -81,7 +82,7 @@ describe('the refine pipeline on a driven clock', () => {
     );
     const usage = new UsageRecorder(new UsageRepository(storage.db), metrics, 60_000, () => {});
     const cache = new AnswerCache(new MemoryAnswerStore(1024 * 1024), new ServiceSecret(new SecretRepository(storage.db), 'pipeline-test'), 60, () => {});
-    refine = new RefineService(compiled, registry, TIMEOUT_MS, metrics, usage, cache, undefined, clock);
+    refine = new RefineService(compiled, registry, TIMEOUT_MS, metrics, usage, cache, new Judge(registry, usage, metrics, undefined, clock), undefined, clock);
     personaId = (await personas.create({ accountId, keyId: 'key-1', requestId: 'req-1' }, { name: 'Pipeline', attributes: { tone: 'plain' } })).id;
   });
   afterEach(() => fake.reset());

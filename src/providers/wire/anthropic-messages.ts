@@ -19,9 +19,13 @@ function modelOutputLimit(model: string): number {
  */
 const maxTokens = (model: string, user: string) => Math.min(modelOutputLimit(model), Math.max(1_024, Math.ceil(user.length / 2)));
 
-/** Anthropic Messages API: `POST /messages`, `x-api-key`, `anthropic-version`, system as a top-level field. */
+/**
+ * Anthropic Messages API: `POST /messages`, `x-api-key`, `anthropic-version`, system as a top-level field.
+ * Structured output is a forced tool call: one tool whose `input_schema` is the schema, and
+ * `tool_choice: { type: 'tool', name }`; the answer's `tool_use` block holds the JSON as `input`.
+ */
 export const anthropicMessages: WireFormat = {
-  request: (apiKey, model, system, user, stream = false) => ({
+  request: (apiKey, model, system, user, stream = false, output) => ({
     path: '/messages',
     headers: {
       'x-api-key': apiKey,
@@ -35,15 +39,17 @@ export const anthropicMessages: WireFormat = {
       system,
       messages: [{ role: 'user', content: user }],
       ...(stream ? { stream: true } : {}),
+      ...(output
+        ? { tools: [{ name: output.name, description: output.description, input_schema: output.schema }], tool_choice: { type: 'tool', name: output.name } }
+        : {}),
     }),
   }),
-  text(answer) {
+  text: blockText,
+  // A forced tool always answers with its tool_use; any text instead is handed on, to fail the schema check.
+  structuredText(answer) {
     if (!isRecord(answer) || !Array.isArray(answer.content)) return undefined;
-    let text = '';
-    for (const block of answer.content) {
-      if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') text += block.text;
-    }
-    return text;
+    const call = answer.content.find((block) => isRecord(block) && block.type === 'tool_use');
+    return isRecord(call) && call.input !== undefined ? JSON.stringify(call.input) : blockText(answer);
   },
   usage: (answer) => (isRecord(answer) && isRecord(answer.usage) ? anthropicUsage(answer.usage) : undefined),
   // message_start (input usage) … content_block_delta/text_delta … message_delta (output usage) … message_stop.
@@ -70,6 +76,15 @@ export const anthropicMessages: WireFormat = {
     }
   },
 };
+
+function blockText(answer: unknown): string | undefined {
+  if (!isRecord(answer) || !Array.isArray(answer.content)) return undefined;
+  let text = '';
+  for (const block of answer.content) {
+    if (isRecord(block) && block.type === 'text' && typeof block.text === 'string') text += block.text;
+  }
+  return text;
+}
 
 /** The HTTP status each Anthropic error type is answered with, for the same error inside a stream. */
 const STREAM_ERROR_STATUS: Record<string, number> = {

@@ -9,17 +9,27 @@ function statusOf(error: Record<string, unknown>): number {
   return 500;
 }
 
+function messageContent(answer: unknown): string | undefined {
+  if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
+  const [choice] = answer.choices;
+  if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
+  const { content } = choice.message;
+  if (content === null) return '';
+  return typeof content === 'string' ? content : undefined;
+}
+
 const chatUsage = (usage: unknown) => (isRecord(usage) ? tokenUsage(usage.prompt_tokens, usage.completion_tokens) : undefined);
 
 /**
- * OpenAI-style Chat Completions (`POST /chat/completions`, Bearer key): Groq, DeepSeek, xAI, Ollama, vLLM…
+ * OpenAI-style Chat Completions (`POST /chat/completions`, Bearer key): Groq, DeepSeek, xAI, Mistral, Ollama, vLLM…
+ * Structured output is `response_format` of type `json_schema`, strict, as all of them take it.
  * `askForStreamUsage`: send `stream_options.include_usage`, which servers that refuse unknown
  * fields (Mistral) reject; they report usage in the last chunk anyway.
  */
 function chatCompletionsFormat(askForStreamUsage: boolean): WireFormat {
   const streamFields = askForStreamUsage ? { stream: true, stream_options: { include_usage: true } } : { stream: true };
   return {
-    request: (apiKey, model, system, user, stream = false) => ({
+    request: (apiKey, model, system, user, stream = false, output) => ({
       path: '/chat/completions',
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
       body: JSON.stringify({
@@ -29,16 +39,14 @@ function chatCompletionsFormat(askForStreamUsage: boolean): WireFormat {
           { role: 'user', content: user },
         ],
         ...(stream ? streamFields : {}),
+        ...(output
+          ? { response_format: { type: 'json_schema', json_schema: { name: output.name, description: output.description, schema: output.schema, strict: true } } }
+          : {}),
       }),
     }),
-    text(answer) {
-      if (!isRecord(answer) || !Array.isArray(answer.choices)) return undefined;
-      const [choice] = answer.choices;
-      if (!isRecord(choice) || !isRecord(choice.message)) return undefined;
-      const { content } = choice.message;
-      if (content === null) return '';
-      return typeof content === 'string' ? content : undefined;
-    },
+    text: messageContent,
+    // The JSON comes back as the message's content.
+    structuredText: messageContent,
     usage: (answer) => (isRecord(answer) ? chatUsage(answer.usage) : undefined),
     // choices[].delta.content … `data: [DONE]`; usage in a last chunk (Groq: under x_groq); errors as { error }.
     streamEvent(data): StreamEvent | undefined {

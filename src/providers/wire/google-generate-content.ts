@@ -1,16 +1,42 @@
 import { isRecord, tokenUsage, USER_AGENT, type StreamEvent, type WireFormat } from './wire-format.js';
 
-/** Gemini API: `POST /models/{model}:generateContent`, `x-goog-api-key`, system as `systemInstruction`. */
+/**
+ * Gemini's `responseSchema` is an OpenAPI subset: upper-case type names, and no
+ * `additionalProperties` (an unknown field is a 400); `propertyOrdering` keeps the JSON's
+ * members in the schema's order.
+ */
+function geminiSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(geminiSchema);
+  if (!isRecord(schema)) return schema;
+  const converted: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    if (key === 'additionalProperties') continue;
+    if (key === 'type' && typeof value === 'string') converted.type = value.toUpperCase();
+    else if (key === 'properties' && isRecord(value)) {
+      converted.properties = Object.fromEntries(Object.entries(value).map(([name, property]) => [name, geminiSchema(property)]));
+      converted.propertyOrdering = Object.keys(value);
+    } else converted[key] = geminiSchema(value);
+  }
+  return converted;
+}
+
+/**
+ * Gemini API: `POST /models/{model}:generateContent`, `x-goog-api-key`, system as `systemInstruction`.
+ * Structured output is `generationConfig.responseSchema` with `responseMimeType: application/json`.
+ */
 export const googleGenerateContent: WireFormat = {
-  request: (apiKey, model, system, user, stream = false) => ({
+  request: (apiKey, model, system, user, stream = false, output) => ({
     path: `/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
     headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body: JSON.stringify({
       systemInstruction: { parts: [{ text: system }] },
       contents: [{ role: 'user', parts: [{ text: user }] }],
+      ...(output ? { generationConfig: { responseMimeType: 'application/json', responseSchema: geminiSchema(output.schema) } } : {}),
     }),
   }),
   text: candidateText,
+  // The JSON comes back as the candidate's text.
+  structuredText: candidateText,
   usage: usageOf,
   // Each event is a GenerateContentResponse holding the next text; the last one has a finishReason.
   streamEvent(data): StreamEvent | undefined {

@@ -14,13 +14,26 @@ const streamError = (error: Record<string, unknown>): StreamEvent => ({
 const responseUsage = (response: unknown) =>
   isRecord(response) && isRecord(response.usage) ? tokenUsage(response.usage.input_tokens, response.usage.output_tokens) : undefined;
 
+function outputText(answer: unknown): string | undefined {
+  if (!isRecord(answer) || !Array.isArray(answer.output)) return undefined;
+  let text = '';
+  for (const item of answer.output) {
+    if (!isRecord(item) || item.type !== 'message' || !Array.isArray(item.content)) continue;
+    for (const part of item.content) {
+      if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
+    }
+  }
+  return text;
+}
+
 /**
  * OpenAI Responses API: `POST /responses`. `instructions` carries the system
  * prompt for every model family; `store: false` keeps callers' text out of
- * OpenAI's conversation storage, since a rewrite needs no server-side state.
+ * OpenAI's conversation storage, since a rewrite needs no server-side state. Structured
+ * output is `text.format` of type `json_schema`, strict.
  */
 export const openAIResponses: WireFormat = {
-  request: (apiKey, model, system, user, stream = false) => ({
+  request: (apiKey, model, system, user, stream = false, output) => ({
     path: '/responses',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', 'user-agent': USER_AGENT },
     body: JSON.stringify({
@@ -29,19 +42,12 @@ export const openAIResponses: WireFormat = {
       input: [{ role: 'user', content: [{ type: 'input_text', text: user }] }],
       store: false,
       ...(stream ? { stream: true } : {}),
+      ...(output ? { text: { format: { type: 'json_schema', name: output.name, description: output.description, schema: output.schema, strict: true } } } : {}),
     }),
   }),
-  text(answer) {
-    if (!isRecord(answer) || !Array.isArray(answer.output)) return undefined;
-    let text = '';
-    for (const item of answer.output) {
-      if (!isRecord(item) || item.type !== 'message' || !Array.isArray(item.content)) continue;
-      for (const part of item.content) {
-        if (isRecord(part) && part.type === 'output_text' && typeof part.text === 'string') text += part.text;
-      }
-    }
-    return text;
-  },
+  text: outputText,
+  // The JSON comes back as the message's output_text.
+  structuredText: outputText,
   // input_tokens counts cached input too; output_tokens counts reasoning tokens too.
   usage: responseUsage,
   // response.output_text.delta … response.completed; a failure is `response.failed` or `error`.

@@ -31,13 +31,33 @@ export interface StreamEvent {
   error?: { status: number; body: string };
 }
 
+/**
+ * An answer that is JSON of a given schema, asked for through the provider's own structured
+ * output (docs/voice-score.md, "The judge"), never by asking nicely in the prompt alone.
+ */
+export interface StructuredOutput {
+  /** Names the schema, or Anthropic's forced tool: letters, digits, `_` and `-`, at most 64. */
+  name: string;
+  description: string;
+  /**
+   * A JSON Schema every provider accepts: objects listing all their `properties` as `required`
+   * with `additionalProperties: false`, arrays, string enums, integers with `minimum`/`maximum`.
+   */
+  schema: Record<string, unknown>;
+}
+
 export interface WireFormat {
-  /** `stream`: ask for the answer as server-sent events, read by `streamEvent`. */
-  request(apiKey: string, model: string, system: string, user: string, stream?: boolean): WireRequest;
+  /**
+   * `stream`: ask for the answer as server-sent events, read by `streamEvent`.
+   * `output`: ask for JSON of that schema (never streamed), read by `structuredText`.
+   */
+  request(apiKey: string, model: string, system: string, user: string, stream?: boolean, output?: StructuredOutput): WireRequest;
   /** One event's JSON data (or the `[DONE]` sentinel as that string). */
   streamEvent(data: unknown): StreamEvent | undefined;
   /** The answer's text; undefined when the JSON is not of the shape this API promises. */
   text(answer: unknown): string | undefined;
+  /** The JSON a structured answer holds, as text (still to be parsed and checked against the schema). */
+  structuredText(answer: unknown): string | undefined;
   /** The tokens the answer reports; undefined when it reports none. */
   usage(answer: unknown): TokenUsage | undefined;
 }
