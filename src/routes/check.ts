@@ -1,10 +1,12 @@
 /** POST /v1/check: lint text against a persona's rules, and with a judge rate its voice. HTTP only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { BUDGET_HEADER, type KeyBudgets } from '../http/budgets.js';
 import type { PersonaCheck } from '../refine/persona-check.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
+import { requestUsage } from '../usage/request-usage.js';
 import { usageHeader } from '../usage/usage-tally.js';
 
 const CheckHeaders = {
@@ -12,7 +14,13 @@ const CheckHeaders = {
   'X-Usage': Type.Optional(Type.String({ description: "A judged check: the judge's calls and tokens, `input_tokens=…, output_tokens=…, provider_calls=…`" })),
 };
 
-export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> = async (app, { checker }) => {
+export interface CheckRouteOptions {
+  checker: PersonaCheck;
+  /** A judged check spends tokens: it is admitted against the key's budgets as a refine is (docs/voice-score.md, "The judge"). */
+  budgets: KeyBudgets;
+}
+
+export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (app, { checker, budgets }) => {
   app.post('/check', {
     config: { scope: 'refine' },
     schema: {
@@ -25,6 +33,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
         'that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. ' +
         'With `judge`, a provider rates `content` against the persona\'s descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, ' +
         'and the judge\'s calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. ' +
+        "A judged check counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent; `X-Budget-Tokens-Remaining` when the key has a token budget); a check without a judge spends nothing and counts against neither. " +
         '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
@@ -37,13 +46,19 @@ export const checkRoutes: FastifyPluginAsyncTypebox<{ checker: PersonaCheck }> =
         if (!reply.raw.writableFinished) disconnected.abort();
       };
       reply.raw.once('close', onClose);
+      const { accountId, keyId, limits } = request.principal;
+      // Admitted before any work, as POST /v1/refine is; the judge's usage reaches the key's budget through the usage context.
+      const meter = request.body.judge ? await budgets({ accountId, keyId, limits, requestId: request.id }) : undefined;
       try {
-        const { verdict, personaVersion, usage } = await checker.check(request.principal.accountId, request.body, disconnected.signal);
+        const onTokens = meter ? (tokens: number) => meter.add(tokens) : undefined;
+        const { verdict, personaVersion, usage } = await requestUsage.run({ keyId, onTokens }, () => checker.check(accountId, request.body, disconnected.signal));
         reply.header('x-persona-version', String(personaVersion));
         if (usage) reply.header('x-usage', usageHeader(usage));
         return verdict;
       } finally {
         reply.raw.off('close', onClose);
+        const used = await meter?.settle().catch((error: unknown) => request.log.warn({ err: error }, 'token budget could not be settled'));
+        if (meter && used !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, meter.limit - used)));
       }
     },
   });
