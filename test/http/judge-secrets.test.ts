@@ -1,0 +1,82 @@
+/**
+ * A judge's key is a secret exactly like providerApiKey (docs/security.md, "Secrets"): never in a
+ * log line (even at trace level), an answer (body, headers, a stream's events, a replay), a
+ * database row or a metric, whole or in any 6-character fragment, though judges echo it.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PROVIDERS, callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
+import { secretFragmentsIn } from '../helpers/secrets.js';
+
+/** Distinct from every refine key, so a leak is the judge's. */
+const judgeKey = (provider: string) => `Jd8Wk3Fp6Ux1${ALL_PROVIDERS.indexOf(provider)}Ns4Bq7Ty2Cv`;
+
+describe('judge keys never leave the request', () => {
+  let f: RefineFixture;
+  const seen: string[] = [];
+  const keep = async (res: Response) => {
+    const text = await res.text();
+    seen.push(JSON.stringify([...res.headers]) + text);
+    return text;
+  };
+
+  beforeAll(async () => {
+    f = await startRefineFixture({ env: { LOG_LEVEL: 'trace' } });
+    const persona = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Judged leak test', attributes: { tone: 'warm' } } })).json();
+    for (const provider of ALL_PROVIDERS) {
+      const key = judgeKey(provider);
+      const judge = { provider, providerApiKey: key };
+      // Judges that echo the key: a rejection, an error message, and reasons that repeat it.
+      f.fake.enqueue({ mode: 'rejectKey', message: `Incorrect API key provided: ${key}.` });
+      await keep(await f.server.request('/v1/check', { method: 'POST', json: { personaId: persona.id, content: 'hello', judge } }));
+      f.fake.enqueue({ mode: 'badRequest', message: `bad request for key=${key} (${key.slice(0, 8)}…${key.slice(-7)})` });
+      await keep(await f.server.request('/v1/check', { method: 'POST', json: { personaId: persona.id, content: 'hello', judge } }));
+      f.fake.enqueue({ mode: 'ok', structured: { ratings: [{ attribute: 'tone', rating: 3, reason: `Warm, but it was called with ${key}.` }] } });
+      await keep(await f.server.request('/v1/check', { method: 'POST', json: { personaId: persona.id, content: 'hello', judge } }));
+      // A refine judged (its failure echoing the key in a header), streamed, and replayed.
+      const body = { provider: 'openai', providerApiKey: callerKey('openai'), personaId: persona.id, content: 'hello', judge };
+      f.fake.enqueue({ mode: 'ok', reply: 'Hi!' }, { mode: 'serverError', message: `overloaded for ${key}` }, { mode: 'serverError', message: `overloaded for ${key}` }, {
+        mode: 'serverError',
+        message: `overloaded for ${key}`,
+      });
+      await keep(await f.server.request('/v1/refine', { method: 'POST', json: body }));
+      f.fake.enqueue({ mode: 'ok', reply: 'Hi!' }, { mode: 'ok', structured: { ratings: [{ attribute: 'tone', rating: 2, reason: `Cold; key ${key}` }] } });
+      for (let i = 0; i < 2; i++) {
+        await keep(await f.server.request('/v1/refine', { method: 'POST', headers: { 'idempotency-key': `judge-${provider}` }, json: { ...body, stream: true } }));
+      }
+    }
+    seen.push(await (await f.server.request('/metrics', { key: null })).text());
+  });
+  afterAll(() => f.close());
+
+  const keys = ALL_PROVIDERS.map(judgeKey);
+
+  it('the judges really were sent the keys and echoed them (the test is not vacuous)', () => {
+    for (const key of keys) expect(f.fake.requests.some((r) => JSON.stringify(r.headers).includes(key))).toBe(true);
+    const answers = seen.join('\n');
+    expect(answers).toContain('rejected providerApiKey (HTTP');
+    expect(answers).toContain('called with [redacted]');
+    expect(answers).toContain('x-persona-judge-error');
+    expect(answers).toContain('"judge":{"provider":');
+  });
+
+  it('not in any response body, header, stream event, replay or the metrics', () => {
+    for (const key of keys) expect(secretFragmentsIn(seen.join('\n'), key), key).toEqual([]);
+  });
+
+  it('not in any log line, even at trace level', () => {
+    const logs = f.server.logs.join('');
+    expect(logs.length).toBeGreaterThan(1000);
+    for (const key of keys) expect(secretFragmentsIn(logs, key), key).toEqual([]);
+  });
+
+  it('not in the database files (usage rows, idempotency replays)', () => {
+    const config = f.server.config.database;
+    if (config.kind !== 'sqlite') throw new Error('expected SQLite');
+    const dir = dirname(config.path);
+    const files = Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name))));
+    expect(files.includes('Judged leak test')).toBe(true);
+    for (const key of keys) expect(secretFragmentsIn(files, key), key).toEqual([]);
+  });
+});
