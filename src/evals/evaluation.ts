@@ -30,7 +30,7 @@ export interface EvalResult {
   violations: EvalViolation[];
   /** No required finding, `expect` met, at or above the persona's `minScore`; false for a failed sample. */
   passed: boolean;
-  /** The judge's verdict as the refine reported it (docs/voice-score.md, "The judge"). */
+  /** The judge's verdict as the refine reported it (docs/voice-score.md, "The formula"). */
   judge?: JudgeVerdict;
   /** Why this sample has no answer, as the refine's own error would have said it. */
   error?: { error: number; message: string };

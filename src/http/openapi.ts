@@ -22,6 +22,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'personas', description: 'Named sets of voice attributes' },
         { name: 'refine', description: 'Rewrite text in a persona\'s voice' },
         { name: 'versions', description: 'Immutable persona versions and the labels that point at them' },
+        { name: 'evaluations', description: 'Samples per persona, evaluation runs of a version, and the label gates they open' },
         { name: 'audit', description: 'Who changed what, when' },
         { name: 'keys', description: 'API keys, their scopes and budgets' },
         { name: 'usage', description: 'What the account spent' },

@@ -24,7 +24,7 @@ export const AuditEvent = Type.Object(
     requestId: nullable(Type.String(), 'X-Request-Id of the request that made the change'),
     keyId: Type.Optional(nullable(Type.String(), 'key.* and budget.exceeded: the key the event is about (its id, never its secret)')),
     detail: Type.Optional(
-      nullable(Type.String(), 'budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N`'),
+      nullable(Type.String(), 'budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N`; label.set of a gated label: `evalId=<id>`, the evaluation that met its policy'),
     ),
   },
   { $id: 'AuditEvent', additionalProperties: false },

@@ -79,7 +79,7 @@ export const StartEvalBody = Type.Object(
             { additionalProperties: false },
           ),
         ],
-        { description: 'Rate each answer\'s voice (docs/voice-score.md, "The judge"); `true` judges with the run\'s own provider, key and model' },
+        { description: 'Rate each answer\'s voice (docs/voice-score.md, "The formula"); `true` judges with the run\'s own provider, key and model' },
       ),
     ),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_CONCURRENCY, description: `Samples refined at once (default ${DEFAULT_CONCURRENCY})` })),

@@ -1,6 +1,6 @@
 /**
- * Evaluations across real server processes (docs/evaluations.md, "Restarts and
- * many instances"): a run cut short by a restart is interrupted on the next
+ * Evaluations across real server processes
+ * (docs/evaluations.md, "Restarts and many instances"): a run cut short by a restart is interrupted on the next
  * start with what finished kept, and two instances on one PostgreSQL answer
  * for each other's runs: GET, list, compare, events joined midway, cancel.
  */

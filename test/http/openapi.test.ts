@@ -44,6 +44,14 @@ describe('the OpenAPI document', () => {
       'get /v1/keys/{id}': ['keys:admin'],
       'delete /v1/keys/{id}': ['keys:admin'],
       'post /v1/keys/{id}/rotate': ['keys:admin'],
+      'get /v1/personas/{id}/samples': ['personas:read'],
+      'put /v1/personas/{id}/samples': ['personas:write'],
+      'post /v1/personas/{id}/evals': ['evals'],
+      'get /v1/personas/{id}/evals': ['evals'],
+      'get /v1/personas/{id}/evals/compare': ['evals'],
+      'get /v1/personas/{id}/evals/{evalId}': ['evals'],
+      'post /v1/personas/{id}/evals/{evalId}/cancel': ['evals'],
+      'get /v1/personas/{id}/evals/{evalId}/events': ['evals'],
     };
     const expected = [
       'post /v1/personas',
@@ -71,6 +79,14 @@ describe('the OpenAPI document', () => {
       'get /v1/keys/{id}',
       'delete /v1/keys/{id}',
       'post /v1/keys/{id}/rotate',
+      'get /v1/personas/{id}/samples',
+      'put /v1/personas/{id}/samples',
+      'post /v1/personas/{id}/evals',
+      'get /v1/personas/{id}/evals',
+      'get /v1/personas/{id}/evals/compare',
+      'get /v1/personas/{id}/evals/{evalId}',
+      'post /v1/personas/{id}/evals/{evalId}/cancel',
+      'get /v1/personas/{id}/evals/{evalId}/events',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),

@@ -1,7 +1,7 @@
 /**
  * Protected labels on both engines: `production` protected for new personas,
  * a policy turning protection on and off, the scope each move needs, the
- * evaluation fields stored but not enforced, and personas from before label
+ * evaluation fields stored and gating moves, and personas from before label
  * policies keeping an unprotected `production`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -66,14 +66,14 @@ describe.each(storageTargets)('protected labels on $engine', (target) => {
     expect(events).toEqual(expect.arrayContaining(['label.policy.set stable', 'label.policy.set production', 'label.policy.removed production']));
   });
 
-  it('evaluation fields are stored and answered, not enforced; leaving protected out keeps the protection; unknown fields are a 400', async () => {
+  it('evaluation fields are stored and answered and gate the move (test/evals/evals.test.ts has the rest); leaving protected out keeps the protection; unknown fields are a 400', async () => {
     const id = await newPersona();
     const put = await server.request(`/v1/personas/${id}/labels/production/policy`, {
       method: 'PUT', key: releaser, json: { minScore: 80, minPassRate: 0.9, maxAgeDays: 7 },
     });
     expect(await put.json()).toEqual({ label: 'production', protected: true, minScore: 80, minPassRate: 0.9, maxAgeDays: 7, isDefault: false });
-    // Not enforced: a version without any evaluation can still be labelled by a key allowed to.
-    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    // Enforced: a version without any evaluation cannot be labelled, even by a key allowed to move it.
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(409);
     const unknown = await server.request(`/v1/personas/${id}/labels/production/policy`, { method: 'PUT', key: releaser, json: { protect: true } });
     expect(unknown.status).toBe(400);
     expect((await server.request(`/v1/personas/${id}/labels/latest/policy`, { method: 'PUT', key: releaser, json: { protected: true } })).status).toBe(400);

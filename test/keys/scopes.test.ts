@@ -37,6 +37,20 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     await server.request(`/v1/personas/${id}/labels/canary/policy`, { method: 'PUT', json: { protected: false } });
     return id;
   };
+  /** A persona with samples and a completed `rules` evaluation of them. */
+  const evaluated = async (): Promise<{ id: string; evalId: string }> => {
+    const id = await persona();
+    await server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'Hello there.' }] } });
+    const { id: evalId } = await (await server.request(`/v1/personas/${id}/evals`, { method: 'POST', json: { provider: 'rules' } })).json();
+    while ((await (await server.request(`/v1/personas/${id}/evals/${evalId}`)).json()).status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+    return { id, evalId };
+  };
+  /** A run an instance that stopped answering owns, still running (only a running run can be cancelled). */
+  const running = async (): Promise<string> => {
+    const { id, evalId } = await evaluated();
+    await server.storage.db.updateTable('eval_runs').set({ status: 'running', owner: 'elsewhere', heartbeat_at: new Date().toISOString() }).where('id', '=', evalId).execute();
+    return `/v1/personas/${id}/evals/${evalId}/cancel`;
+  };
   const disposableKey = async () => {
     // Within what a keys:admin-only key may manage (a key cannot hand out more than it has).
     const response = await server.request('/v1/keys', { method: 'POST', json: { name: 'target', scopes: ['keys:admin'] } });
@@ -73,6 +87,20 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'POST', path: async () => `/v1/keys/${await disposableKey()}/rotate`, scope: 'keys:admin', json: () => ({ graceSeconds: 0 }) },
     { method: 'POST', path: () => '/v1/keys', scope: 'keys:admin', json: () => ({ name: 'made', scopes: ['keys:admin'] }) },
     { method: 'GET', path: () => '/v1/keys/current', scope: 'any' },
+    { method: 'GET', path: async () => `/v1/personas/${await persona()}/samples`, scope: 'personas:read' },
+    { method: 'PUT', path: async () => `/v1/personas/${await persona()}/samples`, scope: 'personas:write', json: () => ({ samples: [{ content: 'Hi.' }] }) },
+    { method: 'POST', path: async () => `/v1/personas/${(await evaluated()).id}/evals`, scope: 'evals', json: () => ({ provider: 'rules' }) },
+    { method: 'GET', path: async () => `/v1/personas/${(await evaluated()).id}/evals`, scope: 'evals' },
+    {
+      method: 'GET', scope: 'evals',
+      path: async () => {
+        const { id, evalId } = await evaluated();
+        return `/v1/personas/${id}/evals/compare?base=${evalId}&head=${evalId}`;
+      },
+    },
+    { method: 'GET', path: async () => { const { id, evalId } = await evaluated(); return `/v1/personas/${id}/evals/${evalId}`; }, scope: 'evals' },
+    { method: 'POST', path: running, scope: 'evals' },
+    { method: 'GET', path: async () => { const { id, evalId } = await evaluated(); return `/v1/personas/${id}/evals/${evalId}/events`; }, scope: 'evals' },
   ];
   let walkedPersona = '';
 
@@ -98,6 +126,9 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
       'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'GET /v1/usage', 'GET /v1/audit',
       'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',
+      'GET /v1/personas/{id}/samples', 'PUT /v1/personas/{id}/samples', 'POST /v1/personas/{id}/evals', 'GET /v1/personas/{id}/evals',
+      'GET /v1/personas/{id}/evals/compare', 'GET /v1/personas/{id}/evals/{evalId}', 'POST /v1/personas/{id}/evals/{evalId}/cancel',
+      'GET /v1/personas/{id}/evals/{evalId}/events',
     ].sort();
     expect(documented).toEqual(templates);
     // Each template is walked once, in the order of `routes` (usage is walked twice: with and without groupBy).
