@@ -18,6 +18,8 @@ declare module 'autocannon' {
     /** Seconds before a request counts as timed out. */
     timeout?: number;
     pipelining?: number;
+    /** Replace `[<id>]` in headers and body with a new UUID per request. */
+    idReplacement?: boolean;
   }
 
   export interface Histogram {

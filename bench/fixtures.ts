@@ -27,21 +27,35 @@ export const PERSONA = {
 };
 
 /**
- * The persona the refine, peer and many-in-flight scenarios use: tone and formality, no rule
- * attributes (the figures' reference refine). Only the rules every persona has still run.
+ * The persona the refine, peer, idempotency, writes and many-in-flight scenarios use, as a user
+ * sets one up: tone and formality, and rules — a vocabulary (fixed in the answer), words to
+ * avoid and a sign-off (appended) — with `preserve` on, as it is for every persona. The fake's
+ * answer satisfies them after the deterministic fixes, so a refine is one provider call.
  */
 export const REFINE_PERSONA = {
   name: 'Friendly support',
+  attributes: {
+    tone: 'warm, direct',
+    formality: 'casual',
+    vocabulary: { order: 'purchase', 'distribution center': 'warehouse' },
+    avoid: ['synergy', 'leverage'],
+    signOff: 'Cheers,\nThe Acme team',
+  },
+};
+
+/** No rule attributes: nothing for a stream to hold back but what every persona has (`preserve`). */
+export const PLAIN_PERSONA = {
+  name: 'Plain',
   attributes: { tone: 'warm, direct', formality: 'casual' },
 };
 
-/** ~600 characters of typical model output to rewrite. */
+/** ~650 characters of typical model output to rewrite, with a number and a link for `preserve` to keep. */
 export const CONTENT =
   'Thank you for reaching out to us regarding your recent order. We sincerely apologize for any ' +
   'inconvenience this delay may have caused. Our team has thoroughly investigated the matter and ' +
   'determined that the shipment was held at our regional distribution center due to an unexpected ' +
   'surge in volume. We have now expedited your package, and you should receive a tracking number ' +
-  'within the next 24 hours. Please do not hesitate to contact us should you have any further ' +
+  'within the next 24 hours at https://acme.example/track/40213. Please do not hesitate to contact us should you have any further ' +
   'questions or concerns. We truly value your business and appreciate your patience and understanding ' +
   'as we work to resolve this issue.';
 

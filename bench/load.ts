@@ -26,12 +26,18 @@ function cannon(options: Options): Promise<Result> {
 
 export interface Target {
   url: string;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PATCH';
   headers?: Record<string, string>;
   body?: string;
   /** The server process behind `url`, to charge its CPU time to the run. */
   pid?: number;
+  /** Send a fresh `Idempotency-Key` with every request, as the SDK does on every POST. */
+  idempotent?: boolean;
 }
+
+/** autocannon replaces `[<id>]` with a new UUID in every request it sends. */
+const withKeys = (request: Omit<Target, 'pid' | 'idempotent'>, idempotent: boolean | undefined): Omit<Options, 'connections'> =>
+  idempotent ? { ...request, headers: { ...request.headers, 'idempotency-key': '[<id>]' }, idReplacement: true } : request;
 
 /** Runs `measure` and reports the CPU time the target's process tree spent per request meanwhile. */
 async function charged<T>(pid: number | undefined, measure: () => Promise<T>, requests: (result: T) => number): Promise<[T, number]> {
@@ -43,8 +49,8 @@ async function charged<T>(pid: number | undefined, measure: () => Promise<T>, re
 
 /** Warm-up (discarded: JIT, connection setup, caches) then the measured run. */
 export async function closedLoop(target: Target, connections: number, seconds: number, warmupSeconds: number): Promise<Throughput> {
-  const { pid, ...request } = target;
-  const options: Options = { ...request, connections, timeout: 10 };
+  const { pid, idempotent, ...request } = target;
+  const options: Options = { ...withKeys(request, idempotent), connections, timeout: 10 };
   if (warmupSeconds > 0) await cannon({ ...options, duration: warmupSeconds });
   const [result, cpuUs] = await charged(pid, () => cannon({ ...options, duration: seconds }), (r) => r['2xx'] + r.non2xx);
   const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, { count }]) => [code, count]));
@@ -59,8 +65,8 @@ export async function closedLoop(target: Target, connections: number, seconds: n
 
 /** Exactly `count` requests over `count` connections opened at once (autocannon gives each connection one). */
 export async function burst(target: Target, count: number, timeoutSeconds: number): Promise<Throughput & { seconds: number }> {
-  const { pid, ...request } = target;
-  const [result, cpuUs] = await charged(pid, () => cannon({ ...request, connections: count, amount: count, timeout: timeoutSeconds }), (r) => r['2xx'] + r.non2xx);
+  const { pid, idempotent, ...request } = target;
+  const [result, cpuUs] = await charged(pid, () => cannon({ ...withKeys(request, idempotent), connections: count, amount: count, timeout: timeoutSeconds }), (r) => r['2xx'] + r.non2xx);
   return {
     rps: result['2xx'] / result.duration,
     ok: result['2xx'],
@@ -113,6 +119,8 @@ async function schedule(target: Target, rate: number, seconds: number, maxSocket
   const agent = new Agent({ keepAlive: true, maxSockets });
   const body = target.body === undefined ? undefined : Buffer.from(target.body);
   const headers = { ...target.headers, ...(body ? { 'content-length': String(body.length) } : {}) };
+  // Unique across runs against the same service: a key seen before would be replayed, not run.
+  const keyPrefix = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}-`;
   const total = Math.round(rate * seconds);
   const latencies = new Float64Array(total);
   const lateness = new Float64Array(total);
@@ -125,7 +133,8 @@ async function schedule(target: Target, rate: number, seconds: number, maxSocket
 
   const fire = (index: number) => {
     const started = performance.now();
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: target.method ?? 'GET', headers, agent, timeout: 10_000 }, (res) => {
+    const sent = target.idempotent ? { ...headers, 'idempotency-key': keyPrefix + index } : headers;
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method: target.method ?? 'GET', headers: sent, agent, timeout: 10_000 }, (res) => {
       res.resume();
       res.on('end', () => {
         const now = performance.now();

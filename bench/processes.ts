@@ -209,6 +209,12 @@ export const EVENT_LOOP_PROBE = join(HERE, 'event-loop-probe.js');
 /** A bare Fastify "hello world": the ceiling the service's CRUD throughput is compared to. */
 export const startBaseline = () => startEntry('baseline-server.js', ['0']);
 
+/** Bare Fastify doing the read's own work (bench/read-baseline-server.ts) on the service's SQLite file. */
+export const startReadBaseline = (sqliteFile: string) => {
+  mkdirSync(LOG_DIR, { recursive: true });
+  return startEntry('read-baseline-server.js', [sqliteFile, join(LOG_DIR, 'read-baseline.log')]);
+};
+
 /** A bare Fastify + undici proxy to `providerUrl`: the ceiling refine's throughput and CPU are compared to. */
 export const startBareProxy = (providerUrl: string, capturedBodyFile: string) => startEntry('bare-proxy-server.js', [providerUrl, capturedBodyFile]);
 

@@ -14,22 +14,29 @@ import { RESULTS_DIR, ROOT, neighbourCpuSeconds, profileServices } from './proce
 import { type Row, document, machine, table, writeReport } from './report.js';
 import { coldStart } from './scenarios/cold-start.js';
 import { crud } from './scenarios/crud.js';
+import { firstTextScenario } from './scenarios/first-text.js';
+import { idempotency } from './scenarios/idempotency.js';
 import { inFlight } from './scenarios/in-flight.js';
 import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
 import { streaming } from './scenarios/streaming.js';
 import { tracing } from './scenarios/tracing.js';
 import { workers } from './scenarios/workers.js';
+import { writes } from './scenarios/writes.js';
 import { type Settings, settings } from './settings.js';
 
 /** `optional`: run only when named in --only (not part of the regular run's time budget). */
 const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnType<typeof refine>; optional?: true }> = {
   crud: { title: 'CRUD throughput on SQLite', run: (s) => crud(s, 'sqlite') },
   'crud-pg': { title: 'CRUD throughput on PostgreSQL', run: (s) => crud(s, 'postgres') },
+  idempotency: { title: 'refine with and without an Idempotency-Key on SQLite', run: (s) => idempotency(s, 'sqlite') },
+  'idempotency-pg': { title: 'refine with and without an Idempotency-Key on PostgreSQL', run: (s) => idempotency(s, 'postgres') },
+  writes: { title: "500 writes/s on SQLite and the service's event loop", run: writes },
   refine: { title: 'refine against the fake directly and a bare proxy', run: refine },
   peer: { title: 'side by side with the Portkey gateway', run: peer },
   'in-flight': { title: 'many refines in flight', run: inFlight },
   streaming: { title: 'many streaming refines at once', run: streaming },
+  'first-text': { title: 'time to the first shown text of a stream', run: firstTextScenario },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },
   tracing: { title: 'refine with OpenTelemetry tracing off and on', run: tracing, optional: true },

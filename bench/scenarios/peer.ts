@@ -17,7 +17,7 @@ import { SOCKETS, TARGET_RATE, captureProviderRequest, openaiBaseUrl, withServic
 
 const SCENARIO = 'Peer (Portkey)';
 const P99_LIMIT_MS = 50;
-const LADDER = [50, 100, 150, 200, 300, 400, 500, 700, 1_000, 1_400, 2_000, 2_800, 4_000];
+const LADDER = [50, 100, 150, 200, 300, 400, 500, 700, 1_000, 1_400, 2_000, 2_800, 4_000, 5_600, 8_000];
 
 interface Step {
   rate: number;
@@ -54,20 +54,27 @@ export async function peer(s: Settings): Promise<ScenarioResult> {
       return await withService('peer', fake.url, async (service, personaId) => {
         // The service speaks OpenAI's Responses API (/openai/v1/responses on the fake); Portkey serves the same path.
         const viaPortkey: Target = { url: `${portkey.url}${captured.path.replace(/^\/openai/, '')}`, method: 'POST', headers: portkeyHeaders(openaiBaseUrl(fake.url), PROVIDER_KEY), body: captured.body, pid: portkey.pid };
-        const viaRefine: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body: refineBody(personaId), pid: service.pid };
+        // The SDK's path: a fresh Idempotency-Key on every refine.
+        const viaRefine: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body: refineBody(personaId), pid: service.pid, idempotent: true };
         const check = await fetch(viaPortkey.url, { method: 'POST', headers: viaPortkey.headers, body: viaPortkey.body });
         if (check.status !== 200) throw new Error(`Portkey did not reach the fake: ${check.status} ${(await check.text()).slice(0, 200)}`);
         if (s.warmupSeconds > 0) {
           for (const target of [viaPortkey, viaRefine]) await openLoop(target, 100, s.warmupSeconds, SOCKETS);
         }
-        const rounds: { portkey: Step[]; refine: Step[]; portkeyAt: Latency; refineAt: Latency }[] = [];
+        const rounds: { portkey: Step[]; refine: Step[]; portkeyAt: Latency; refineAt: Latency; common: { rate: number; portkey: number; refine: number } }[] = [];
         for (let i = 0; i < s.runs; i++) {
           const portkeySteps = await climb(viaPortkey, s);
           const refineSteps = await climb(viaRefine, s);
           // The issue's own comparison point: both driven at 1,000/s, Portkey beyond what it sustains.
           const portkeyAt = await openLoop(viaPortkey, TARGET_RATE, s.stepSeconds, SOCKETS);
           const refineAt = await openLoop(viaRefine, TARGET_RATE, s.stepSeconds, SOCKETS);
-          rounds.push({ portkey: portkeySteps, refine: refineSteps, portkeyAt, refineAt });
+          // CPU is also compared at the highest rate Portkey sustained in this round. Refine's ladder may
+          // have stopped below it (one bad step twice): then it is measured there now, never left NaN.
+          const rate = highest(portkeySteps) || portkeySteps[0]!.rate;
+          const cpuAt = async (steps: Step[], target: Target) =>
+            steps.find((step) => step.rate === rate)?.latency.cpuUs ?? (await openLoop(target, rate, s.stepSeconds, SOCKETS)).cpuUs;
+          const common = { rate, portkey: await cpuAt(portkeySteps, viaPortkey), refine: await cpuAt(refineSteps, viaRefine) };
+          rounds.push({ portkey: portkeySteps, refine: refineSteps, portkeyAt, refineAt, common });
           ensureAlive(fake, portkey, service);
         }
         // CPU per answered request: a server that falls behind leaves requests unanswered.
@@ -75,12 +82,7 @@ export async function peer(s: Settings): Promise<ScenarioResult> {
         const atRatios = rounds.map((r) => perAnswered(r.refineAt) / perAnswered(r.portkeyAt));
         const atRatio = median(atRatios);
         const atRound = rounds[atRatios.indexOf(atRatio)]!;
-        // CPU is compared at the same rate for both: the highest rate Portkey sustained in that round.
-        const cpuAtCommon = rounds.map(({ portkey: p, refine: r }) => {
-          const rate = highest(p) || p[0]!.rate;
-          const at = (steps: Step[]) => steps.find((step) => step.rate === rate)?.latency.cpuUs ?? Number.NaN;
-          return { rate, portkey: at(p), refine: at(r) };
-        });
+        const cpuAtCommon = rounds.map((r) => r.common);
         const cpuRatio = median(cpuAtCommon.map((c) => c.refine / c.portkey));
         const typicalCpu = cpuAtCommon.find((c) => c.refine / c.portkey === cpuRatio) ?? cpuAtCommon[0]!;
         const portkeyMax = median(rounds.map((r) => highest(r.portkey)));

@@ -11,7 +11,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFakeProviderServer } from '../../test/fakes/provider-server.js';
 import { publicBasePath } from '../../test/fakes/provider-wire-formats.js';
-import { API_KEY, JSON_AUTH, PROVIDER_KEY, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
+import { API_KEY, type Database, JSON_AUTH, PROVIDER_KEY, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
 import { type Latency, type Target, type Throughput, closedLoop, median, openLoop } from '../load.js';
 import { type Proc, RESULTS_DIR, ensureAlive, startBareProxy, startFakeProvider, startService } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, ms, percent, perSecond } from '../report.js';
@@ -23,12 +23,22 @@ export const SOCKETS = 50;
 
 export const openaiBaseUrl = (fakeUrl: string) => `${fakeUrl}/openai${publicBasePath.openai ?? '/v1'}`;
 
-export async function withService<T>(name: string, fakeUrl: string, use: (service: Proc, personaId: string) => Promise<T>): Promise<T> {
-  const database = freshSqlite();
+export interface ServiceSetup {
+  /** A fresh SQLite file unless given. */
+  database?: Database;
+  env?: Record<string, string>;
+}
+
+/**
+ * The service as users run it (JSON log lines on, as in a container), one persona seeded
+ * (REFINE_PERSONA unless given), in front of the fake at `fakeUrl`.
+ */
+export async function withService<T>(name: string, fakeUrl: string, use: (service: Proc, personaId: string) => Promise<T>, setup: ServiceSetup = {}, persona = REFINE_PERSONA): Promise<T> {
+  const database = setup.database ?? freshSqlite();
   try {
-    const service = await startService({ name, databaseUrl: database.url, apiKey: API_KEY, env: { PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fakeUrl) } });
+    const service = await startService({ name, databaseUrl: database.url, apiKey: API_KEY, env: { LOG_FORMAT: 'json', PROVIDER_BASE_URL_OPENAI: openaiBaseUrl(fakeUrl), ...setup.env } });
     try {
-      const [personaId] = await seedPersonas(service.url, 1, REFINE_PERSONA);
+      const [personaId] = await seedPersonas(service.url, 1, persona);
       return await use(service, personaId!);
     } finally {
       await service.stop();
@@ -96,7 +106,8 @@ export async function refine(s: Settings): Promise<ScenarioResult> {
         body: captured.body,
         pid: fake.pid,
       };
-      const through: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body, pid: service.pid };
+      // What the SDK sends: a fresh Idempotency-Key on every POST.
+      const through: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body, pid: service.pid, idempotent: true };
       const bare: Target = { url: `${proxy.url}/refine`, method: 'POST', headers: { 'content-type': 'application/json' }, body, pid: proxy.pid };
       if (s.warmupSeconds > 0) {
         for (const target of [direct, through, bare]) await openLoop(target, TARGET_RATE, s.warmupSeconds, SOCKETS);
@@ -122,7 +133,7 @@ export async function refine(s: Settings): Promise<ScenarioResult> {
       const typical = medianRound(rounds, addedP50);
       const rows: Row[] = [
         info(SCENARIO, `fake provider directly ${at}`, describe(typical.direct)),
-        info(SCENARIO, `through POST /v1/refine ${at}`, describe(typical.through)),
+        info(SCENARIO, `through POST /v1/refine ${at} (SDK path: Idempotency-Key, persona with rules)`, describe(typical.through)),
         info(SCENARIO, `bare Fastify + undici proxy ${at}`, describe(typical.bare)),
         judged(SCENARIO, `added p50 ${at}${of}`, median(rounds.map(addedP50)), ms(median(rounds.map(addedP50))), { atMost: 0.5, text: '≤ 0.5 ms' }),
         judged(SCENARIO, `added p99 ${at}${of}`, median(rounds.map(addedP99)), ms(median(rounds.map(addedP99))), { atMost: 2, text: '≤ 2 ms' }),

@@ -1,0 +1,62 @@
+/**
+ * What an `Idempotency-Key` costs a refine: the same refine (persona with rules, instant fake)
+ * at 500/s, open loop, with a fresh key on every request (as the SDK sends it) and without
+ * one, rounds alternating, on one engine. A key costs two writes per refine: the row that
+ * claims it before the provider is called, and the stored answer before the answer leaves.
+ */
+import { type Database, freshPostgres, freshSqlite, JSON_AUTH, refineBody } from '../fixtures.js';
+import { type Latency, type Target, median, openLoop } from '../load.js';
+import { ensureAlive, startFakeProvider } from '../processes.js';
+import { type Row, type ScenarioResult, cpu, info, judged, ms, perSecond, skipped } from '../report.js';
+import type { Settings } from '../settings.js';
+import { SOCKETS, withService } from './refine.js';
+
+const RATE = 500;
+
+interface Round {
+  without: Latency;
+  with: Latency;
+}
+
+const describe = (l: Latency) => `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
+
+export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): Promise<ScenarioResult> {
+  const scenario = storage === 'sqlite' ? 'Idempotency-Key (SQLite)' : 'Idempotency-Key (PostgreSQL)';
+  const database: Database | undefined = storage === 'sqlite' ? freshSqlite() : await freshPostgres();
+  if (!database) return { rows: [skipped(scenario, '*** SKIPPED: PostgreSQL not reachable at 127.0.0.1:5432')], notes: [] };
+  const fake = await startFakeProvider(0);
+  try {
+    return await withService(`idempotency-${storage}`, fake.url, async (service, personaId) => {
+      const without: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body: refineBody(personaId), pid: service.pid };
+      const withKey: Target = { ...without, idempotent: true };
+      if (s.warmupSeconds > 0) for (const target of [without, withKey]) await openLoop(target, RATE, s.warmupSeconds, SOCKETS);
+      const rounds: Round[] = [];
+      for (let i = 0; i < s.runs; i++) {
+        // Which goes first alternates too: a run right after another inherits its garbage.
+        const [first, second] = i % 2 === 0 ? [without, withKey] : [withKey, without];
+        const a = await openLoop(first, RATE, s.seconds, SOCKETS);
+        const b = await openLoop(second, RATE, s.seconds, SOCKETS);
+        ensureAlive(fake, service);
+        rounds.push(first === without ? { without: a, with: b } : { without: b, with: a });
+      }
+      const of = s.runs > 1 ? `, median of ${s.runs}` : '';
+      const at = `at ${perSecond(RATE)}`;
+      const extraCpu = (r: Round) => r.with.cpuUs / r.without.cpuUs - 1;
+      const extraP99 = (r: Round) => r.with.p99 - r.without.p99;
+      const cpuMiddle = median(rounds.map(extraCpu));
+      const cpuRound = rounds.find((r) => extraCpu(r) === cpuMiddle)!;
+      const p99Middle = median(rounds.map(extraP99));
+      const p99Round = rounds.find((r) => extraP99(r) === p99Middle)!;
+      const rows: Row[] = [
+        info(scenario, `refine without a key ${at}`, describe(p99Round.without)),
+        info(scenario, `refine with a fresh Idempotency-Key each ${at}`, describe(p99Round.with)),
+        judged(scenario, `CPU per refine a key adds ${at}${of}`, cpuMiddle, `${cpuMiddle >= 0 ? '+' : ''}${(cpuMiddle * 100).toFixed(1)}% (${cpu(cpuRound.with.cpuUs)} vs ${cpu(cpuRound.without.cpuUs)})`, { atMost: 0.1, text: '≤ +10%' }),
+        judged(scenario, `p99 a key adds ${at}${of}`, p99Middle, `${p99Middle >= 0 ? '+' : ''}${ms(p99Middle)}`, { atMost: 1, text: '≤ +1 ms' }),
+        info(scenario, `p50 a key adds ${at}${of}`, `${ms(median(rounds.map((r) => r.with.p50 - r.without.p50)))}`),
+      ];
+      return { rows, notes: [] };
+    }, { database });
+  } finally {
+    await fake.stop();
+  }
+}
