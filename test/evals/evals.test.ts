@@ -322,6 +322,8 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     const id = await newPersona();
     const judged = await run(id, { judge: { provider: 'anthropic', providerApiKey: JUDGE_KEY } });
     expect(judged.judge).toEqual({ provider: 'anthropic', model: expect.any(String) });
+    // Passed through the refine: each answer carries the judge's verdict.
+    for (const result of judged.results) expect(result.judge).toBeDefined();
     const { db } = fixture.server.storage;
     const rows = JSON.stringify([
       await db.selectFrom('eval_runs').selectAll().execute(),
