@@ -3,6 +3,7 @@ import { DEFAULT_MAX_ANSWER_BYTES } from './answer.js';
 import { Audit } from './audit.js';
 import { PersonaRefineError } from './errors.js';
 import { checkApiKey, checkProviderKeys } from './key-check.js';
+import { Evaluations } from './evals.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
 import { Usage } from './usage.js';
@@ -54,6 +55,8 @@ export class PersonaRefine {
   readonly usage: Usage;
   /** The account's API keys (scope `keys:admin`; `keys.current()` for any key). */
   readonly keys: Keys;
+  /** Evaluation runs of a persona version on the persona's samples: start, follow, compare. */
+  readonly evals: Evaluations;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -77,6 +80,7 @@ export class PersonaRefine {
     this.audit = new Audit(this.transport);
     this.usage = new Usage(this.transport);
     this.keys = new Keys(this.transport);
+    this.evals = new Evaluations(this.transport);
   }
 
   /**

@@ -6,11 +6,23 @@ export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';
 export type { Usage } from './usage.js';
 export type { Keys } from './keys.js';
+export type { EvalListQuery, EvalPage, Evaluations } from './evals.js';
+export type { PersonaSamples } from './persona-samples.js';
 export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
 export type {
   ApiKey,
   CreateKeyInput,
   CurrentKey,
+  EvalComparison,
+  EvalEvent,
+  EvalResult,
+  EvalRun,
+  EvalRunWithResults,
+  EvalSample,
+  EvalSampleInput,
+  EvalSampleSet,
+  EvalSummary,
+  StartEvalInput,
   IssuedApiKey,
   LabelPolicy,
   LabelPolicyInput,

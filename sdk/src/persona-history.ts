@@ -48,12 +48,18 @@ export class PersonaLabelsApi {
     await this.transport.call<undefined>({ method: 'DELETE', path, headers: ifMatchHeader(ifMatch), answer: 'none' }, callOptions);
   }
 
-  /** The label's policy: whether moving it needs `labels:protected` (`production` does by default). */
+  /**
+   * The label's policy: whether moving it needs `labels:protected` (`production` does by default),
+   * and the evaluation a move to a version needs (`minScore`, `minPassRate`, `maxAgeDays`).
+   */
   async getPolicy(id: string, label: string, options?: CallOptions): Promise<LabelPolicy> {
     return (await this.transport.call<LabelPolicy>({ method: 'GET', path: `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy` }, options)).body;
   }
 
-  /** Sets the policy (scope `labels:protected`), e.g. `{ protected: true }`. */
+  /**
+   * Sets the policy (scope `labels:protected`), e.g. `{ protected: true, minScore: 80, minPassRate: 0.9, maxAgeDays: 7 }`:
+   * a move of a gated label to a version without a completed run of it that meets the bars is a 409.
+   */
   async setPolicy(id: string, label: string, policy: LabelPolicyInput, options?: CallOptions): Promise<LabelPolicy> {
     const path = `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`;
     return (await this.transport.call<LabelPolicy>({ method: 'PUT', path, body: policy }, options)).body;

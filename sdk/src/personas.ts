@@ -1,5 +1,6 @@
 /** The persona resource: /v1/personas. */
 import { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
+import { PersonaSamples } from './persona-samples.js';
 import { ifMatchHeader, personaPath as pathOf, withEtag } from './persona-paths.js';
 import type { CallOptions, PostOptions, Transport } from './transport.js';
 import type { CreatePersonaInput, Persona, PersonaWithEtag, UpdatePersonaInput } from './types.js';
@@ -13,12 +14,15 @@ export interface ConditionalOptions extends PostOptions {
 export class Personas {
   /** Immutable versions: list, get, restore. */
   readonly versions: PersonaVersions;
-  /** Movable labels (`production` → 3): get, set, delete. */
+  /** Movable labels (`production` → 3): get, set, delete, and their policies. */
   readonly labels: PersonaLabelsApi;
+  /** The persona's evaluation samples: get, replace. */
+  readonly samples: PersonaSamples;
 
   constructor(private readonly transport: Transport) {
     this.versions = new PersonaVersions(transport);
     this.labels = new PersonaLabelsApi(transport);
+    this.samples = new PersonaSamples(transport);
   }
 
   async create(input: CreatePersonaInput, options?: PostOptions): Promise<PersonaWithEtag> {

@@ -75,3 +75,29 @@ export type LabelPolicyInput = JsonOf<paths['/v1/personas/{id}/labels/{label}/po
  * the API's `{ id, name, attributes }` — read `etag` from the returned object itself.
  */
 export type PersonaWithEtag = Persona & { readonly etag: string };
+
+/** One evaluation sample, as stored: its `id` is kept while it is unchanged. */
+export type EvalSample = components['schemas']['EvalSample'];
+/** A sample as sent to `samples.replace`: with the `id` of one read earlier, or none for a new one. */
+export type EvalSampleInput = JsonOf<paths['/v1/personas/{id}/samples']['put']['requestBody']>['samples'][number];
+/** The persona's samples, carrying their own ETag (not the persona's) to pass as `ifMatch`; `etag` is not enumerable. */
+export type EvalSampleSet = JsonOf<paths['/v1/personas/{id}/samples']['get']['responses'][200]> & { readonly etag: string };
+export type StartEvalInput = JsonOf<paths['/v1/personas/{id}/evals']['post']['requestBody']>;
+/** A run without its results, as started, listed and cancelled. */
+export type EvalRun = components['schemas']['EvalRun'];
+/** A run with `results`, in the order of the samples. */
+export type EvalRunWithResults = components['schemas']['EvalRunWithResults'];
+export type EvalResult = components['schemas']['EvalResult'];
+export type EvalSummary = EvalRun['summary'];
+/** Two runs sample by sample, and the samples that regressed from `base` to `head`. */
+export type EvalComparison = JsonOf<paths['/v1/personas/{id}/evals/compare']['get']['responses'][200]>;
+/**
+ * What a run's event stream says, in order: what happened so far, then as it happens; the last
+ * event is `done` (completed) or `error` (failed, cancelled or interrupted: the run's outcome,
+ * not a failure of the call).
+ */
+export type EvalEvent =
+  | { event: 'result'; data: EvalResult }
+  | { event: 'progress'; data: components['schemas']['EvalProgressEvent'] }
+  | { event: 'done'; data: components['schemas']['EvalDoneEvent'] }
+  | { event: 'error'; data: components['schemas']['EvalErrorEvent'] };

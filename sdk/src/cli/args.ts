@@ -23,3 +23,9 @@ export function wholeNumberIn(raw: string, flag: string, min: number, max: numbe
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be a whole number from ${min} to ${max}, got "${raw}"`);
   return Number(raw);
 }
+
+/** A share from 0 to 1, such as a pass rate (`0.9`). */
+export function shareOf(raw: string, flag: string): number {
+  if (!/^(0(\.\d+)?|1(\.0+)?|\.\d+)$/.test(raw)) throw new UsageError(`${flag} must be a number from 0 to 1 (e.g. 0.9), got "${raw}"`);
+  return Number(raw);
+}

@@ -4,11 +4,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import type { CheckFinding, CheckResult } from '../index.js';
+import type { CheckResult } from '../index.js';
 import { parseCommand, wholeNumberIn } from './args.js';
 import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
 import { EXIT_BELOW_BAR } from './exit-codes.js';
+import { findingsText } from './findings.js';
 import { type CliContext, UsageError } from './io.js';
 import { type BatchCounts, Progress } from './progress.js';
 import { formatTable } from './table.js';
@@ -75,15 +76,4 @@ function rowOf(outcome: Outcome): string[] {
   const { verdict } = outcome;
   const { rules, facts, voice } = verdict.scores;
   return [outcome.file, String(verdict.score), String(rules), String(facts), voice === undefined ? '-' : String(voice), outcome.passed ? 'yes' : 'no', findingsText(verdict.violations)];
-}
-
-/** `avoid=2 required, maxWords=1 recommended`, or `-`: per rule and severity, in the order found. */
-export function findingsText(findings: readonly CheckFinding[]): string {
-  const counts = new Map<string, number>();
-  for (const finding of findings) {
-    const key = `${finding.rule} ${finding.severity}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
-  }
-  if (counts.size === 0) return '-';
-  return [...counts].map(([key, count]) => key.replace(' ', `=${count} `)).join(', ');
 }

@@ -69,7 +69,7 @@ export async function refineCommand(args: string[], context: CliContext): Promis
  * The key from the environment when the service says the provider needs one; none otherwise
  * (`rules` applies the persona's rules without a model), so a key never leaves without a use.
  */
-async function providerKeyFor(provider: string, keyVariable: string, context: CliContext): Promise<string | undefined> {
+export async function providerKeyFor(provider: string, keyVariable: string, context: CliContext): Promise<string | undefined> {
   const offered = await context.client().providers();
   const chosen = offered.find((candidate) => candidate.id === provider);
   if (!chosen) throw new UsageError(`unknown provider "${provider}"; this service offers ${offered.map((candidate) => candidate.id).join(', ')}`);

@@ -9,6 +9,7 @@ import { type CliContext, type CliIo, DEFAULT_URL, UsageError, contextFor, withS
 import { labelPersona, personaHistory } from './history-commands.js';
 import { diffPersonas, exportPersonas, importPersonas, listPersonas } from './personas-commands.js';
 import { checkCommand } from './check-command.js';
+import { evalCommand } from './eval-command.js';
 import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
@@ -45,6 +46,12 @@ Usage: persona-refine <command>
                                     file, score, rules, facts, voice, passed and findings;
                                     exit ${EXIT_BELOW_BAR} when a file does not pass (a required finding, under
                                     the persona's minScore or under N): a CI gate
+  eval --persona ID --provider NAME [--version N | --label L] [--model M]
+       [--provider-key-env VAR] [--judge] [--concurrency N] [--min-score N]
+       [--min-pass-rate R] [--baseline EVAL_ID]
+                                    evaluate a persona version on its samples: progress on
+                                    stderr, a row per sample, the summary; exit ${EXIT_BELOW_BAR} under
+                                    N or R or on a regression against the baseline run
   keys list                         the account's API keys (never their secrets)
   keys create --name NAME --scopes a,b [--expires-at ISO] [--tokens-per-day N]
          [--refines-per-minute N]   a new key; its secret is the last line (shown once)
@@ -57,7 +64,8 @@ Usage: persona-refine <command>
 
 Exit codes: 0 done; 1 something failed (or diff found differences); 2 wrong usage;
 ${EXIT_BELOW_BAR} the work was done but the text falls short: a refine left some of the persona's
-rules broken (listed on stderr), or a checked file did not pass; ${EXIT_STREAM_REPLACED} refine --stream printed
+rules broken (listed on stderr), a checked file did not pass, or an evaluation is under
+its bar or regressed; ${EXIT_STREAM_REPLACED} refine --stream printed
 text that is not the final result (refine again without --stream).
 
 Environment:
@@ -78,6 +86,7 @@ const commands: Record<string, Command> = {
   'personas label': labelPersona,
   refine: refineCommand,
   check: checkCommand,
+  eval: evalCommand,
   'keys list': listKeys,
   'keys create': createKey,
   'keys rotate': rotateKey,

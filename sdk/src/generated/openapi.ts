@@ -1196,7 +1196,7 @@ export interface paths {
         get?: never;
         /**
          * Point a label at a version
-         * @description Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. A protected label (its policy; `production` by default) needs the scope `labels:protected` as well. `If-Match` is compared with the persona's current ETag. Answers with all of the persona's labels.
+         * @description Creates the label or moves it; moving `production` back is a rollback. `latest` is implicit and cannot be set. A protected label (its policy; `production` by default) needs the scope `labels:protected` as well. A label whose policy sets `minScore`, `minPassRate` or `maxAgeDays` moves to a version only with a completed evaluation of that version meeting them, at most `maxAgeDays` old; otherwise 409 naming what is needed and what the latest evaluation scored. `If-Match` is compared with the persona's current ETag. Answers with all of the persona's labels.
          */
         put: {
             parameters: {
@@ -1262,6 +1262,15 @@ export interface paths {
                 };
                 /** @description No such resource */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The label's policy needs an evaluation of that version that meets it */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -1590,7 +1599,7 @@ export interface paths {
         };
         /**
          * Set a label's policy
-         * @description `"protected": true`: moving or removing the label then needs the scope `labels:protected`. The label need not exist yet. `minScore`, `minPassRate` and `maxAgeDays` are stored and answered but not enforced yet (evaluations come later). Replaces the whole policy; `protected` left out keeps the label's current protection.
+         * @description `"protected": true`: moving or removing the label then needs the scope `labels:protected`. The label need not exist yet. `minScore`, `minPassRate` and `maxAgeDays` gate every move of the label: a move to version v needs a completed evaluation of v meeting them (`POST /v1/personas/{id}/evals`), else 409. Replaces the whole policy; `protected` left out keeps the label's current protection.
          */
         put: {
             parameters: {
@@ -1609,11 +1618,11 @@ export interface paths {
                     "application/json": {
                         /** @description Moving or removing the label needs the scope `labels:protected`. Left out: the label keeps its current protection */
                         protected?: boolean;
-                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        /** @description Moving the label to version v needs a completed evaluation of v whose summary score is at least this (docs/evaluations.md); null: no such bar */
                         minScore?: number | null;
-                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        /** @description Moving the label to version v needs a completed evaluation of v whose pass rate is at least this (docs/evaluations.md); null: no such bar */
                         minPassRate?: number | null;
-                        /** @description Stored and answered, not enforced yet (evaluations come later) */
+                        /** @description Moving the label to version v needs a completed evaluation of v finished at most this many days ago (docs/evaluations.md); null: no such bar */
                         maxAgeDays?: number | null;
                     };
                 };
@@ -1956,7 +1965,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. With `judge`, the final answer is rated against the persona's descriptive attributes: `X-Persona-Score` includes the voice, `X-Persona-Ratings` lists `attribute=rating`, `X-Persona-Judge-Error` says why when the judge failed (the refine still succeeds), and the judge's calls count in `X-Usage`. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
          */
         post: {
             parameters: {
@@ -1988,6 +1997,15 @@ export interface paths {
                         model?: string;
                         /** @description Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` `{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false. */
                         stream?: boolean;
+                        /** @description Has the text rated 1–5 against each of the persona's descriptive attributes (the well-known ones that are no rule, control or `examples`, and the author's own keys) through the provider's structured output; `scores.voice` is the mean rating mapped 1 → 0 … 5 → 100. A judge that fails (an answer that does not fit the schema twice, a provider error, a timeout) never fails the request: the score is then the deterministic one, and the judge says why in `error`. `true` judges with the refine's own provider, key and model (not with `rules`). The answer carries `X-Persona-Ratings` (`attribute=rating` pairs, attribute names percent-encoded), or `X-Persona-Judge-Error` when the judge failed; a streamed `done` carries `judge`. When the persona sets `minScore` and the judged score is under it, the refine's one repair call also names the low-rated attributes with the judge's reasons. */
+                        judge?: {
+                            /** @description Provider id of the judge, e.g. "anthropic"; not "rules", which has no model */
+                            provider: string;
+                            /** @description The caller's own key for the judge's provider; a secret exactly like providerApiKey: used for this call only, never stored, logged or echoed */
+                            providerApiKey: string;
+                            /** @description Overrides the judge provider's default model */
+                            model?: string;
+                        } | true;
                         /** @description Tried in order when the previous provider fails in a way that may pass (429, 5xx, overloaded, connection failure, timeout); never when it rejects the key or the request. Same persona prompt; all attempts share one deadline. */
                         fallbacks?: {
                             /** @description Provider id, e.g. "anthropic" */
@@ -2006,8 +2024,12 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
-                        /** @description The score of the answer (0–100), as POST /v1/check computes it */
+                        /** @description The score of the answer (0–100), as POST /v1/check computes it; with the voice when judged */
                         "X-Persona-Score"?: number;
+                        /** @description A judged refine: the ratings of the answer, `attribute=rating` pairs joined by commas, attribute names percent-encoded (`tone=4,my%20key=5`) */
+                        "X-Persona-Ratings"?: string;
+                        /** @description A judged refine whose judge failed: why (every key scrubbed; characters outside printable ASCII, and %, percent-encoded) */
+                        "X-Persona-Judge-Error"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2142,6 +2164,1083 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/personas/{id}/samples": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The persona's evaluation samples
+         * @description Belong to the persona, not to a version. `ETag` is the samples' own version.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The samples */
+                200: {
+                    headers: {
+                        /** @description The samples' version (`"3"`; `"0"` before any PUT): send it back in `If-Match` */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            samples: components["schemas"]["EvalSample"][];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Replace the persona's evaluation samples
+         * @description The whole set. A sample unchanged (same name, content and expect) keeps its id, sent or not; a changed or new one gets a new id. An id that is not one of the persona's samples is a 400. `If-Match` is compared with the samples' ETag (412 on mismatch).
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description ETag(s) the persona must still have */
+                    "if-match"?: string;
+                };
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The whole set, at most 200 */
+                        samples: {
+                            /** @description The id of a sample read earlier; left out for a new sample */
+                            id?: string;
+                            /** @description A label for people */
+                            name?: string;
+                            /** @description The text to refine */
+                            content: string;
+                            /** @description What a passing answer must and must not contain */
+                            expect?: {
+                                /** @description Each must occur in the answer, exactly as written */
+                                contains?: string[];
+                                /** @description None may occur in the answer, exactly as written */
+                                notContains?: string[];
+                            };
+                        }[];
+                    };
+                };
+            };
+            responses: {
+                /** @description The samples as stored */
+                200: {
+                    headers: {
+                        /** @description The samples' version (`"3"`; `"0"` before any PUT): send it back in `If-Match` */
+                        ETag?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            samples: components["schemas"]["EvalSample"][];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description If-Match does not match the current ETag */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/evals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The persona's evaluation runs, newest first
+         * @description Without results (GET one run for those). Pages of `limit` (default 100); a `Link: <…>; rel="next"` header points to the next page.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Page size (default 100) */
+                    limit?: number;
+                    /** @description Cursor from the previous page's Link header */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The runs */
+                200: {
+                    headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvalRun"][];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Evaluate a persona version on its samples
+         * @description Refines every sample with that exact version through the normal pipeline (rules, preserve, repair, usage, budgets and the account's concurrency cap apply to each), scores each answer (judged when `judge` is given) and checks its `expect`. Answers 202 at once with the run and `Location`; follow it with GET or its `events`. The keys are held in memory for the run only. At most 2 runs per account at once: a third is a 429 with `Retry-After`.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The version to evaluate; not with label. Default: the newest */
+                        version?: number;
+                        /** @description Evaluate the version this label points at; not with version */
+                        label?: string;
+                        /** @description Provider id, as for POST /v1/refine */
+                        provider: string;
+                        /** @description The caller's own key for that provider; held in memory for the run only, never stored or logged. Required except for "rules" */
+                        providerApiKey?: string;
+                        /** @description Overrides the provider's default model */
+                        model?: string;
+                        /** @description Rate each answer's voice (docs/voice-score.md, "The formula"); `true` judges with the run's own provider, key and model */
+                        judge?: true | {
+                            provider: string;
+                            /** @description The judge's key; held in memory for the run only */
+                            providerApiKey: string;
+                            /** @description Overrides the judge provider's default model */
+                            model?: string;
+                        };
+                        /** @description Samples refined at once (default 4) */
+                        concurrency?: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The run, queued */
+                202: {
+                    headers: {
+                        Location?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvalRun"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/evals/compare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compare two evaluation runs sample by sample
+         * @description Per sample: each run's score and passed, and the change. `regressions`: samples whose score fell by 10 or more, or that passed in base and fail in head.
+         */
+        get: {
+            parameters: {
+                query: {
+                    /** @description The evaluation compared against */
+                    base: string;
+                    /** @description The evaluation compared */
+                    head: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The comparison */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            base: string;
+                            head: string;
+                            samples: {
+                                sampleId: string;
+                                /** @description Null when the sample is not in that run */
+                                base: {
+                                    score: number | null;
+                                    passed: boolean;
+                                } | null;
+                                /** @description Null when the sample is not in that run */
+                                head: {
+                                    score: number | null;
+                                    passed: boolean;
+                                } | null;
+                                /** @description head.score − base.score; null unless both were scored */
+                                delta: number | null;
+                            }[];
+                            /** @description The samples whose score fell by 10 or more, or that passed in base and fail in head */
+                            regressions: {
+                                sampleId: string;
+                                /** @description Null when the sample is not in that run */
+                                base: {
+                                    score: number | null;
+                                    passed: boolean;
+                                } | null;
+                                /** @description Null when the sample is not in that run */
+                                head: {
+                                    score: number | null;
+                                    passed: boolean;
+                                } | null;
+                                /** @description head.score − base.score; null unless both were scored */
+                                delta: number | null;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/evals/{evalId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One evaluation run with its results */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Evaluation id */
+                    evalId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvalRunWithResults"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/evals/{evalId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a run
+         * @description What finished is kept. Stops it on whichever instance runs it (there within 2 s). A run that already ended: 409.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Evaluation id */
+                    evalId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The run, cancelled */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["EvalRun"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The run already ended */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/evals/{evalId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a run as server-sent events
+         * @description First what happened so far (a `result` per finished sample, then `progress`), then as it happens (read from the database every 0.5 s, so any instance answers): `result` (`EvalResult`), `progress` (`EvalProgressEvent`), and last `done` (`EvalDoneEvent`, the run completed) or `error` (`EvalErrorEvent`: failed, cancelled or interrupted). `: keep-alive` comments every 15 s.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description Evaluation id */
+                    evalId: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "text/event-stream": string;
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "evals" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/check": {
         parameters: {
             query?: never;
@@ -2152,8 +3251,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Check text against a persona's rules without calling a provider
-         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, and any well-known attribute the rules and the prompt ignore because of its shape. With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.
+         * Check text against a persona's rules, and with a judge its voice
+         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, and any well-known attribute the rules and the prompt ignore because of its shape. With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. With `judge`, a provider rates `content` against the persona's descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, and the judge's calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. A judged check counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent; `X-Budget-Tokens-Remaining` when the key has a token budget); a check without a judge spends nothing and counts against neither. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.
          */
         post: {
             parameters: {
@@ -2174,6 +3273,15 @@ export interface paths {
                         content: string;
                         /** @description The text `content` was rewritten from (by this service or anything else): its numbers, URLs, e-mail addresses, code and template placeholders must all be in `content` */
                         original?: string;
+                        /** @description Has the text rated 1–5 against each of the persona's descriptive attributes (the well-known ones that are no rule, control or `examples`, and the author's own keys) through the provider's structured output; `scores.voice` is the mean rating mapped 1 → 0 … 5 → 100. A judge that fails (an answer that does not fit the schema twice, a provider error, a timeout) never fails the request: the score is then the deterministic one, and the judge says why in `error`. */
+                        judge?: {
+                            /** @description Provider id of the judge, e.g. "anthropic"; not "rules", which has no model */
+                            provider: string;
+                            /** @description The caller's own key for the judge's provider; a secret exactly like providerApiKey: used for this call only, never stored, logged or echoed */
+                            providerApiKey: string;
+                            /** @description Overrides the judge provider's default model */
+                            model?: string;
+                        };
                     };
                 };
             };
@@ -2183,6 +3291,8 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
+                        /** @description A judged check: the judge's calls and tokens, `input_tokens=…, output_tokens=…, provider_calls=…` */
+                        "X-Usage"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2217,6 +3327,23 @@ export interface paths {
                                 /** @description The shapes it accepts */
                                 message: string;
                             }[];
+                            /** @description Present when the request asked for a judge */
+                            judge?: {
+                                provider: string;
+                                model: string;
+                                /** @description In the order the persona's attributes are stated; empty (and no provider call) when it sets no descriptive attribute */
+                                ratings: {
+                                    /** @description The attribute key, as the persona spells it */
+                                    attribute: string;
+                                    /** @description 5 fully matches, 4 mostly, 3 partly, 2 barely, 1 not at all */
+                                    rating: number;
+                                    /** @description The judge's one-sentence reason */
+                                    reason: string;
+                                }[];
+                            } | {
+                                /** @description Why the judge gave no ratings, every key scrubbed; the score is then the deterministic one */
+                                error: string;
+                            };
                         };
                     };
                 };
@@ -3488,7 +4615,7 @@ export interface components {
             requestId: string | null;
             /** @description key.* and budget.exceeded: the key the event is about (its id, never its secret) */
             keyId?: string | null;
-            /** @description budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N` */
+            /** @description budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N`; label.set of a gated label: `evalId=<id>`, the evaluation that met its policy */
             detail?: string | null;
         };
         ApiKey: {
@@ -3529,14 +4656,210 @@ export interface components {
         LabelPolicy: {
             label: string;
             protected: boolean;
-            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            /** @description Moving the label to version v needs a completed evaluation of v whose summary score is at least this (docs/evaluations.md); null: no such bar */
             minScore: number | null;
-            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            /** @description Moving the label to version v needs a completed evaluation of v whose pass rate is at least this (docs/evaluations.md); null: no such bar */
             minPassRate: number | null;
-            /** @description Stored and answered, not enforced yet (evaluations come later) */
+            /** @description Moving the label to version v needs a completed evaluation of v finished at most this many days ago (docs/evaluations.md); null: no such bar */
             maxAgeDays: number | null;
             /** @description True when no policy was set: `production` is then protected, other labels are not */
             isDefault: boolean;
+        };
+        EvalSample: {
+            /** @description Kept while the sample is unchanged; a changed sample gets a new one */
+            id: string;
+            /** @description A label for people */
+            name?: string;
+            /** @description The text to refine */
+            content: string;
+            /** @description What a passing answer must and must not contain */
+            expect?: {
+                /** @description Each must occur in the answer, exactly as written */
+                contains?: string[];
+                /** @description None may occur in the answer, exactly as written */
+                notContains?: string[];
+            };
+        };
+        EvalResult: {
+            sampleId: string;
+            /** @description The refined answer; null when the sample failed */
+            response: string | null;
+            /** @description The persona score of the answer (docs/voice-score.md) */
+            score: number | null;
+            scores: {
+                rules: number;
+                facts: number;
+                voice?: number;
+            } | null;
+            /** @description Findings left in the answer */
+            violations: {
+                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve";
+                severity: "required" | "recommended";
+                message: string;
+                start: number;
+                end: number;
+            }[];
+            /** @description No required finding, `expect` met, at or above the persona's `minScore` */
+            passed: boolean;
+            /** @description When judged: the ratings of the answer, or why the judge could not rate it (the sample still counts, scored without voice) */
+            judge?: {
+                provider: string;
+                model: string;
+                ratings: {
+                    attribute: string;
+                    rating: number;
+                    reason: string;
+                }[];
+            } | {
+                error: string;
+            };
+            /** @description Why the sample has no answer: the refine's own error */
+            error?: {
+                error: number;
+                message: string;
+            };
+        };
+        EvalRun: {
+            /** @description Time-ordered evaluation id */
+            id: string;
+            personaId: string;
+            /** @description The persona version evaluated */
+            version: number;
+            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
+            /** Format: date-time */
+            createdAt: string;
+            finishedAt: string | null;
+            provider: string;
+            /** @description The model asked for, or the provider's default; null for "rules" */
+            model: string | null;
+            /** @description The judge asked for (never its key); null when not judged */
+            judge: {
+                provider: string;
+                model: string | null;
+            } | null;
+            concurrency: number;
+            progress: {
+                done: number;
+                total: number;
+            };
+            /** @description Over the results so far */
+            summary: {
+                /** @description Mean score of the answered samples (one decimal); null when none was answered */
+                score: number | null;
+                /** @description Share of the results that passed; a failed sample did not */
+                passRate: number;
+                /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
+                minScore: number | null;
+                /** @description Rule id → findings left, over every answer */
+                violations: {
+                    [key: string]: number;
+                };
+                /** @description Summed over every sample's refine (tokens as the providers reported them) */
+                usage: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    providerCalls: number;
+                };
+            };
+            /** @description Why a failed or interrupted run ended so */
+            error: string | null;
+        };
+        EvalRunWithResults: {
+            /** @description Time-ordered evaluation id */
+            id: string;
+            personaId: string;
+            /** @description The persona version evaluated */
+            version: number;
+            status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
+            /** Format: date-time */
+            createdAt: string;
+            finishedAt: string | null;
+            provider: string;
+            /** @description The model asked for, or the provider's default; null for "rules" */
+            model: string | null;
+            /** @description The judge asked for (never its key); null when not judged */
+            judge: {
+                provider: string;
+                model: string | null;
+            } | null;
+            concurrency: number;
+            progress: {
+                done: number;
+                total: number;
+            };
+            /** @description Over the results so far */
+            summary: {
+                /** @description Mean score of the answered samples (one decimal); null when none was answered */
+                score: number | null;
+                /** @description Share of the results that passed; a failed sample did not */
+                passRate: number;
+                /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
+                minScore: number | null;
+                /** @description Rule id → findings left, over every answer */
+                violations: {
+                    [key: string]: number;
+                };
+                /** @description Summed over every sample's refine (tokens as the providers reported them) */
+                usage: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    providerCalls: number;
+                };
+            };
+            /** @description Why a failed or interrupted run ended so */
+            error: string | null;
+            /** @description In the order of the samples */
+            results: components["schemas"]["EvalResult"][];
+        };
+        EvalProgressEvent: {
+            done: number;
+            total: number;
+        };
+        EvalDoneEvent: {
+            /** @enum {string} */
+            status: "completed";
+            /** @description Over the results so far */
+            summary: {
+                /** @description Mean score of the answered samples (one decimal); null when none was answered */
+                score: number | null;
+                /** @description Share of the results that passed; a failed sample did not */
+                passRate: number;
+                /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
+                minScore: number | null;
+                /** @description Rule id → findings left, over every answer */
+                violations: {
+                    [key: string]: number;
+                };
+                /** @description Summed over every sample's refine (tokens as the providers reported them) */
+                usage: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    providerCalls: number;
+                };
+            };
+        };
+        EvalErrorEvent: {
+            status: "failed" | "cancelled" | "interrupted";
+            message: string;
+            /** @description Over the results so far */
+            summary: {
+                /** @description Mean score of the answered samples (one decimal); null when none was answered */
+                score: number | null;
+                /** @description Share of the results that passed; a failed sample did not */
+                passRate: number;
+                /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
+                minScore: number | null;
+                /** @description Rule id → findings left, over every answer */
+                violations: {
+                    [key: string]: number;
+                };
+                /** @description Summed over every sample's refine (tokens as the providers reported them) */
+                usage: {
+                    inputTokens: number;
+                    outputTokens: number;
+                    providerCalls: number;
+                };
+            };
         };
         StreamDelta: {
             /** @description The next piece of the refined text */
@@ -3549,7 +4872,7 @@ export interface components {
             violations: {
                 [key: string]: number;
             };
-            /** @description The deterministic score of `response`, as X-Persona-Score gives it for an answer not streamed */
+            /** @description The score of `response`, as X-Persona-Score gives it for an answer not streamed: deterministic, with the voice when judged */
             score: number;
             /** @description What `X-Usage` says for a whole answer: the tokens the providers reported (a member is absent when one did not), and the calls made */
             usage: {
@@ -3557,6 +4880,23 @@ export interface components {
                 outputTokens?: number;
                 /** @description Calls made, a fallback's failed ones included */
                 providerCalls: number;
+            };
+            /** @description Present when the request asked for a judge */
+            judge?: {
+                provider: string;
+                model: string;
+                /** @description In the order the persona's attributes are stated; empty (and no provider call) when it sets no descriptive attribute */
+                ratings: {
+                    /** @description The attribute key, as the persona spells it */
+                    attribute: string;
+                    /** @description 5 fully matches, 4 mostly, 3 partly, 2 barely, 1 not at all */
+                    rating: number;
+                    /** @description The judge's one-sentence reason */
+                    reason: string;
+                }[];
+            } | {
+                /** @description Why the judge gave no ratings, every key scrubbed; the score is then the deterministic one */
+                error: string;
             };
             /**
              * @description Present (true) only if the deltas shown are not a prefix of the result, which would be a bug of the service: `response` is then the true result and replaces what was shown. Logged and counted.
