@@ -73,6 +73,13 @@ export class LabelPolicies {
     return toPolicy(label, await this.policies.find(personaId, label));
   }
 
+  /** The policy of each label given, of each label that has one, and of `production` (protected by default). */
+  async forLabels(personaId: string, labels: readonly string[]): Promise<Record<string, LabelPolicy>> {
+    const stored = new Map((await this.policies.forPersona(personaId)).map((row) => [row.label, row]));
+    const names = [...new Set([...labels, ...stored.keys(), ...PROTECTED_BY_DEFAULT])].sort();
+    return Object.fromEntries(names.map((label) => [label, toPolicy(label, stored.get(label))]));
+  }
+
   /** Replaces the policy; `protected` left out keeps the label's current protection. */
   async put(actor: Actor, personaId: string, label: string, body: LabelPolicyChange): Promise<LabelPolicy> {
     const current = await this.get(actor.accountId, personaId, label);

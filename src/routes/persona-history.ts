@@ -7,7 +7,7 @@ import type { PersonaHistory, VersionRecord } from '../personas/persona-history.
 import type { IdempotencyHooks } from '../http/idempotency.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
-import { LabelParams, ListVersionsQuery, PersonaLabels, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
+import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaLabelsWithPolicies, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
 import { sendPersona } from './personas.js';
 
 /** A version as its response schema serializes it; its stored attributes text parsed back (docs/http-contract.md, "Response bodies"). */
@@ -91,9 +91,12 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       summary: 'The persona\'s labels and the versions they point at',
       security,
       params: PersonaParams,
-      response: { 200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'Label → version, and each label\'s policy', ...PersonaLabelsWithPolicies }, ...commonErrors, ...notFoundError },
     },
-    handler: async (request) => history.labels(request.principal.accountId, request.params.id),
+    handler: async (request) => {
+      const labels = await history.labels(request.principal.accountId, request.params.id);
+      return { ...labels, policies: await policies.forLabels(request.params.id, Object.keys(labels)) };
+    },
   });
 
   app.put('/personas/:id/labels/:label', {

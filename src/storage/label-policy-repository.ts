@@ -12,6 +12,10 @@ export class LabelPolicyRepository {
     return this.db.selectFrom('label_policies').selectAll().where('persona_id', '=', personaId).where('label', '=', label).executeTakeFirst();
   }
 
+  forPersona(personaId: string): Promise<LabelPolicyRow[]> {
+    return this.db.selectFrom('label_policies').selectAll().where('persona_id', '=', personaId).orderBy('label').execute();
+  }
+
   async put(author: ChangeAuthor, row: LabelPolicyRow): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx

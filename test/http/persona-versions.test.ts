@@ -116,11 +116,41 @@ describe.each(storageTargets)('persona versions and labels on $engine', (target)
     expect((await (await server.request(`/v1/personas/${id}/versions`)).json()).length).toBe(2);
   });
 
+  /** The labels of GET …/labels, without their policies. */
+  const labelsOf = async (id: string) => {
+    const { policies, ...labels } = await (await server.request(`/v1/personas/${id}/labels`)).json();
+    expect(policies).toBeTypeOf('object');
+    return labels;
+  };
+
+  it("answers each label's policy under policies: every label set, every label with a policy, and production", async () => {
+    const { id } = await create('Governed');
+    await patch(id, { name: 'Governed 2' });
+    const policy = (label: string, fields: Record<string, unknown> = {}) => ({
+      label, protected: label === 'production', minScore: null, minPassRate: null, maxAgeDays: null, isDefault: true, ...fields,
+    });
+    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({ policies: { production: policy('production') } });
+    await labelPut(id, 'staging', { version: 2 });
+    const gated = await server.request(`/v1/personas/${id}/labels/canary/policy`, { method: 'PUT', json: { minScore: 80, maxAgeDays: 7 } });
+    expect(gated.status).toBe(200);
+    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({
+      staging: 2,
+      policies: {
+        canary: policy('canary', { minScore: 80, maxAgeDays: 7, isDefault: false }),
+        production: policy('production'),
+        staging: policy('staging'),
+      },
+    });
+    const reserved = await labelPut(id, 'policies', { version: 1 });
+    expect(reserved.status).toBe(400);
+    expect(await reserved.json()).toEqual({ error: 400, message: '"policies" is reserved: GET …/labels answers the labels\' policies under it' });
+  });
+
   it('sets, lists, moves and removes labels', async () => {
     const { id } = await create('Labelled');
     await patch(id, { name: 'Labelled 2' });
     await patch(id, { name: 'Labelled 3' });
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({});
+    expect(await labelsOf(id)).toEqual({});
     const set = await labelPut(id, 'production', { version: 1 });
     expect(set.status).toBe(200);
     expect(await set.json()).toEqual({ production: 1 });
@@ -129,14 +159,14 @@ describe.each(storageTargets)('persona versions and labels on $engine', (target)
       production: 2,
       staging: 3,
     });
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({ production: 2, staging: 3 });
+    expect(await labelsOf(id)).toEqual({ production: 2, staging: 3 });
     // Labels do not change the persona: same ETag.
     expect((await server.request(`/v1/personas/${id}`)).headers.get('etag')).toBe('"3"');
 
     const removed = await server.request(`/v1/personas/${id}/labels/staging`, { method: 'DELETE' });
     expect(removed.status).toBe(204);
     expect(await removed.text()).toBe('');
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({ production: 2 });
+    expect(await labelsOf(id)).toEqual({ production: 2 });
     const again = await server.request(`/v1/personas/${id}/labels/staging`, { method: 'DELETE' });
     expect(again.status).toBe(404);
     expect(await again.json()).toEqual({ error: 404, message: `label "staging" of persona "${id}" not found` });
@@ -178,7 +208,7 @@ describe.each(storageTargets)('persona versions and labels on $engine', (target)
     expect((await labelPut(id, 'production', { version: 1 }, { key: otherKey })).status).toBe(404);
     expect((await server.request(`/v1/personas/${id}/labels/${'x'.repeat(40)}`, { method: 'DELETE', key: otherKey })).status).toBe(404);
     expect((await labelPut('01900000-0000-7000-8000-000000000000', 'production', { version: 1 })).status).toBe(404);
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({ ['x'.repeat(40)]: 1 });
+    expect(await labelsOf(id)).toEqual({ ['x'.repeat(40)]: 1 });
   });
 
   it('deleting a persona deletes its versions and labels', async () => {
