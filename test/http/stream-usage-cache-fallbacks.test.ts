@@ -43,7 +43,7 @@ describe('a streamed refine: usage in done, the cache replayed as a stream, fall
     expect(hit.headers.get('age')).toMatch(/^\d+$/);
     const events = parseEventStream(await hit.text());
     expect(events.map((e) => e.event)).toEqual(['delta', 'done']);
-    expect(events[1]!.data).toEqual({ response: missed!.response, violations: {}, usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 } });
+    expect(events[1]!.data).toEqual({ response: missed!.response, violations: {}, score: 100, usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 } });
     expect(f.fake.requestCount).toBe(1);
     // The answer a stream stored serves a whole-answer request too.
     const whole = await refine({ stream: false }, { 'cache-control': 'max-age=600' });
