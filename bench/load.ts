@@ -96,6 +96,15 @@ export interface Latency {
 /** The middle value (rounds of a comparison: the median round is the one reported). */
 export const median = (values: number[]): number => percentile([...values].sort((a, b) => a - b), 50);
 
+/**
+ * The round whose `figure` is the median one, so a row's details all come from one round. A round
+ * with no figure (NaN: nothing answered) sorts last, as the worst, instead of matching no round.
+ */
+export function medianRound<T>(rounds: T[], figure: (round: T) => number): T {
+  const key = (round: T) => (Number.isNaN(figure(round)) ? Infinity : figure(round));
+  return [...rounds].sort((a, b) => key(a) - key(b))[Math.ceil(rounds.length / 2) - 1]!;
+}
+
 export function percentile(sorted: ArrayLike<number>, p: number): number {
   if (sorted.length === 0) return Number.NaN;
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;

@@ -6,7 +6,7 @@
  * same log line); a bare "hello world" is kept beside it as information.
  */
 import { API_KEY, AUTH, type Database, JSON_AUTH, PERSONA, freshPostgres, freshSqlite, seedPersonas } from '../fixtures.js';
-import { closedLoop, median, type Throughput } from '../load.js';
+import { closedLoop, medianRound, type Throughput } from '../load.js';
 import { type Proc, ensureAlive, startBaseline, startReadBaseline, startService } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, percent, perSecond, skipped } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -51,7 +51,7 @@ export async function crud(s: Settings, storage: 'sqlite' | 'postgres'): Promise
       }
       const of = s.runs > 1 ? `, median of ${s.runs}` : '';
       const helloRatio = (r: Round) => r.byId.rps / r.hello.rps;
-      const typical = rounds.find((r) => helloRatio(r) === median(rounds.map(helloRatio)))!;
+      const typical = medianRound(rounds, helloRatio);
       const list = await run({ url: `${service.url}/v1/personas`, headers: AUTH, pid: service.pid });
       // Writes last, so the list above really had 20 personas.
       const create = await run({ url: `${service.url}/v1/personas`, method: 'POST', headers: JSON_AUTH, body: JSON.stringify(PERSONA), pid: service.pid, idempotent: true });
@@ -60,12 +60,13 @@ export async function crud(s: Settings, storage: 'sqlite' | 'postgres'): Promise
       if (readBaseline) {
         const readRatio = (r: Round) => r.byId.rps / r.read!.rps;
         const cpuRatio = (r: Round) => r.byId.cpuUs / r.read!.cpuUs;
-        const middle = median(rounds.map(readRatio));
-        const cpuMiddle = median(rounds.map(cpuRatio));
-        const cpuRound = rounds.find((r) => cpuRatio(r) === cpuMiddle)!;
+        const readRound = medianRound(rounds, readRatio);
+        const middle = readRatio(readRound);
+        const cpuRound = medianRound(rounds, cpuRatio);
+        const cpuMiddle = cpuRatio(cpuRound);
         rows.push(
-          info(scenario, 'read baseline: bare Fastify, same key lookup, one prepared SQLite read, same log line', describe(rounds.find((r) => readRatio(r) === middle)!.read!)),
-          info(scenario, 'GET /v1/personas/{id}', describe(rounds.find((r) => readRatio(r) === middle)!.byId)),
+          info(scenario, 'read baseline: bare Fastify, same key lookup, one prepared SQLite read, same log line', describe(readRound.read!)),
+          info(scenario, 'GET /v1/personas/{id}', describe(readRound.byId)),
           judged(scenario, `GET /v1/personas/{id} ÷ read baseline, throughput${of}`, middle, percent(middle), { atLeast: 0.75, text: '≥ 75%' }),
           judged(scenario, `GET /v1/personas/{id} ÷ read baseline, CPU per request${of}`, cpuMiddle, `${cpuMiddle.toFixed(2)}× (${cpu(cpuRound.byId.cpuUs)} vs ${cpu(cpuRound.read!.cpuUs)})`, { atMost: 1.3, text: '≤ 1.3×' }),
         );

@@ -8,7 +8,7 @@
  */
 import { Agent, request } from 'node:http';
 import { CONTENT, JSON_AUTH, PLAIN_PERSONA, PROVIDER_KEY, seedPersonas } from '../fixtures.js';
-import { median, percentile } from '../load.js';
+import { median, medianRound, percentile } from '../load.js';
 import { ensureAlive, startFakeProvider } from '../processes.js';
 import { type Row, type ScenarioResult, info, judged, ms } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -80,8 +80,8 @@ export async function firstTextScenario(s: Settings): Promise<ScenarioResult> {
         ensureAlive(fake, service);
       }
       const of = s.runs > 1 ? `, median of ${s.runs}` : '';
-      const added = median(rounds.map((r) => r.plain.p99 - r.direct.p99));
-      const typical = rounds.find((r) => r.plain.p99 - r.direct.p99 === added)!;
+      const typical = medianRound(rounds, (r) => r.plain.p99 - r.direct.p99);
+      const added = typical.plain.p99 - typical.direct.p99;
       const show = (t: Timing) => `p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${t.failed ? `, ${t.failed} failed` : ''}`;
       const rows: Row[] = [
         info(SCENARIO, "provider's time to first token (the fake, called directly)", show(typical.direct)),

@@ -5,7 +5,7 @@
  * claims it before the provider is called, and the stored answer before the answer leaves.
  */
 import { type Database, freshPostgres, freshSqlite, JSON_AUTH, refineBody } from '../fixtures.js';
-import { type Latency, type Target, median, openLoop } from '../load.js';
+import { type Latency, type Target, median, medianRound, openLoop } from '../load.js';
 import { ensureAlive, startFakeProvider } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, ms, perSecond, skipped } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -43,10 +43,10 @@ export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): 
       const at = `at ${perSecond(RATE)}`;
       const extraCpu = (r: Round) => r.with.cpuUs / r.without.cpuUs - 1;
       const extraP99 = (r: Round) => r.with.p99 - r.without.p99;
-      const cpuMiddle = median(rounds.map(extraCpu));
-      const cpuRound = rounds.find((r) => extraCpu(r) === cpuMiddle)!;
-      const p99Middle = median(rounds.map(extraP99));
-      const p99Round = rounds.find((r) => extraP99(r) === p99Middle)!;
+      const cpuRound = medianRound(rounds, extraCpu);
+      const cpuMiddle = extraCpu(cpuRound);
+      const p99Round = medianRound(rounds, extraP99);
+      const p99Middle = extraP99(p99Round);
       const rows: Row[] = [
         info(scenario, `refine without a key ${at}`, describe(p99Round.without)),
         info(scenario, `refine with a fresh Idempotency-Key each ${at}`, describe(p99Round.with)),

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { startFakeProviderServer } from '../../test/fakes/provider-server.js';
 import { publicBasePath } from '../../test/fakes/provider-wire-formats.js';
 import { API_KEY, type Database, JSON_AUTH, PROVIDER_KEY, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
-import { type Latency, type Target, type Throughput, closedLoop, median, openLoop } from '../load.js';
+import { type Latency, type Target, type Throughput, closedLoop, median, medianRound, openLoop } from '../load.js';
 import { type Proc, RESULTS_DIR, ensureAlive, startBareProxy, startFakeProvider, startService } from '../processes.js';
 import { type Row, type ScenarioResult, cpu, info, judged, ms, percent, perSecond } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -80,12 +80,6 @@ function describe(l: Latency): string {
 }
 
 const describeMax = (t: Throughput) => `${perSecond(t.rps)}, ${cpu(t.cpuUs)}${t.failed > 0 ? ` (${t.failed} failed: ${JSON.stringify(t.statusCodes)})` : ''}`;
-
-/** The round whose `figure` is the median one, so a row's details all come from one round. */
-function medianRound(rounds: Round[], figure: (round: Round) => number): Round {
-  const middle = median(rounds.map(figure));
-  return rounds.find((round) => figure(round) === middle)!;
-}
 
 /** Kept up: answered (nearly) everything at the rate, with CPU to spare (above ~90% of a core the figures measure a queue). */
 const keptUp = (l: Latency, rate: number) => l.achievedRate >= rate * 0.95 && l.failed <= l.sent * 0.001 && (!Number.isFinite(l.cpuUs) || (l.cpuUs * rate) / 1e6 < 0.9);

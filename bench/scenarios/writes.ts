@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { JSON_AUTH, refineBody } from '../fixtures.js';
-import { type Latency, type Target, median, openLoop } from '../load.js';
+import { type Latency, type Target, medianRound, openLoop } from '../load.js';
 import { EVENT_LOOP_PROBE, ensureAlive, startFakeProvider } from '../processes.js';
 import { type Row, type ScenarioResult, info, judged, ms, perSecond } from '../report.js';
 import type { Settings } from '../settings.js';
@@ -61,8 +61,8 @@ export async function writes(s: Settings): Promise<ScenarioResult> {
         rounds.push({ patches, refines, window, worstSecond: Math.max(0, ...seconds.map((line) => line.p99)) });
       }
       const of = s.runs > 1 ? `, median of ${s.runs}` : '';
-      const p99 = median(rounds.map((r) => r.window.p99));
-      const typical = rounds.find((r) => r.window.p99 === p99)!;
+      const typical = medianRound(rounds, (r) => r.window.p99);
+      const p99 = typical.window.p99;
       const describe = (l: Latency) => `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}`;
       const rows: Row[] = [
         info(SCENARIO, `PATCH /v1/personas/{id} at ${perSecond(RATE / 2)}, Idempotency-Key each`, describe(typical.patches)),
