@@ -17,7 +17,8 @@ import type { ServiceSecret } from '../storage/secret-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const REPLAYED_HEADERS = [
-  'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-usage', 'x-provider', 'retry-after',
+  'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-persona-score',
+  'x-persona-ratings', 'x-persona-judge-error', 'x-usage', 'x-provider', 'retry-after',
 ];
 
 declare module 'fastify' {

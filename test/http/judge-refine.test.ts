@@ -193,6 +193,22 @@ describe('a judged refine', () => {
     expect(res.headers.get('x-usage')).toMatch(/, provider_calls=1$/);
   });
 
+  it('a replay with the same Idempotency-Key answers the same score, ratings and judge error', async () => {
+    f.fake.enqueue({ mode: 'ok', reply: 'All done!' }, { mode: 'ok', structured: rated([['tone', 5, 'Warm.'], ['sign-off style', 3, 'Uses a surname.']]) });
+    const first = await refine({ judge: true }, { 'idempotency-key': 'judged-replay' });
+    const replay = await refine({ judge: true }, { 'idempotency-key': 'judged-replay' });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(await replay.json()).toEqual(await first.json());
+    expect([replay.headers.get('x-persona-score'), replay.headers.get('x-persona-ratings')]).toEqual(['94', 'tone=5,sign-off%20style=3']);
+    expect([first.headers.get('x-persona-score'), first.headers.get('x-persona-ratings')]).toEqual(['94', 'tone=5,sign-off%20style=3']);
+    f.fake.enqueue({ mode: 'ok', reply: 'All done!' }, { mode: 'ok', structured: 'no' }, { mode: 'ok', structured: 'no' });
+    await refine({ judge: true }, { 'idempotency-key': 'judge-failed-replay' });
+    const failed = await refine({ judge: true }, { 'idempotency-key': 'judge-failed-replay' });
+    expect(failed.headers.get('idempotent-replayed')).toBe('true');
+    expect(failed.headers.get('x-persona-judge-error')).toBe('provider "openai" gave no usable ratings in 2 answers: the last one is not JSON');
+    expect(f.fake.requests).toHaveLength(5);
+  });
+
   it('an unknown judge provider is a 400 before any call', async () => {
     const res = await refine({ judge: { provider: 'rules', providerApiKey: 'k' } });
     expect(res.status).toBe(400);
