@@ -30,7 +30,7 @@ export class PersonaVersions {
 export class PersonaLabelsApi {
   constructor(private readonly transport: Transport) {}
 
-  /** `{ production: 3, staging: 5 }`; `latest` is implicit and not listed. */
+  /** `{ production: 3, staging: 5, policies: { production: {…}, staging: {…} } }`: each label and its policy; `latest` is implicit and not listed. */
   async get(id: string, options?: CallOptions): Promise<PersonaLabels> {
     return (await this.transport.call<PersonaLabels>({ method: 'GET', path: `${personaPath(id)}/labels` }, options)).body;
   }

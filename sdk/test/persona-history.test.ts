@@ -37,7 +37,7 @@ describe('client.personas.versions / labels, client.audit and pinning against a 
     const persona = await client.personas.create({ name: 'Pinned', attributes: { vocabulary: { customers: 'members' } } });
     await client.personas.update(persona.id, { attributes: { vocabulary: { customers: 'clients' } } });
     expect(await client.personas.labels.set(persona.id, 'production', 1)).toEqual({ production: 1 });
-    expect(await client.personas.labels.get(persona.id)).toEqual({ production: 1 });
+    expect(await client.personas.labels.get(persona.id)).toEqual({ production: 1, policies: { production: expect.objectContaining({ label: 'production', protected: true, isDefault: true }) } });
 
     const pinned = await client.refine({ provider: 'rules', personaId: persona.id, personaLabel: 'production', content: 'Dear customers' });
     expect(pinned.response).toBe('Dear members');
@@ -49,7 +49,8 @@ describe('client.personas.versions / labels, client.audit and pinning against a 
     expect([checked.passed, checked.personaVersion]).toEqual([true, 1]);
 
     await client.personas.labels.delete(persona.id, 'production');
-    expect(await client.personas.labels.get(persona.id)).toEqual({});
+    // production's policy is listed even with no label set: it is protected by default.
+    expect(await client.personas.labels.get(persona.id)).toEqual({ policies: { production: expect.objectContaining({ isDefault: true }) } });
     const gone = await client.refine({ provider: 'rules', personaId: persona.id, personaLabel: 'production', content: 'x' }).catch((e: unknown) => e);
     expect(gone).toMatchObject({ status: 404, message: `label "production" of persona "${persona.id}" not found` });
   });

@@ -4,6 +4,7 @@ import './styles/layout.css';
 import './styles/forms.css';
 import './styles/preview.css';
 import './styles/history.css';
+import './styles/evals.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

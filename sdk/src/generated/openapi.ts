@@ -1084,13 +1084,18 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Each label and the version it points at, e.g. { "production": 3, "staging": 5 }; "latest" is implicit and not listed */
+                /** @description Each label and the version it points at, e.g. { "production": 3, "staging": 5, "policies": { … } }; "latest" is implicit and not listed */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
+                            /** @description Each label's policy (protection and evaluation gates): every label listed, every label with a policy, and `production`. "policies" is therefore not a label name */
+                            policies: {
+                                [key: string]: components["schemas"]["LabelPolicy"];
+                            };
+                        } & {
                             [key: string]: number;
                         };
                     };

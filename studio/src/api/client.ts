@@ -7,13 +7,42 @@ import { ApiError, errorFromResponse, unreachable } from './api-error.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
-import type { ApiKey, CheckRequest, CheckVerdict, CreateKeyInput, CurrentKey, IssuedApiKey, LabelPolicy, Persona, PersonaDraft, PersonaLabels, PersonaVersion } from './types.js';
+import type {
+  ApiKey,
+  CheckRequest,
+  CheckVerdict,
+  CreateKeyInput,
+  CurrentKey,
+  EvalComparison,
+  EvalResult,
+  EvalRun,
+  EvalRunWithResults,
+  EvalSample,
+  EvalSampleInput,
+  IssuedApiKey,
+  LabelPolicy,
+  LabelPolicyInput,
+  Persona,
+  PersonaDraft,
+  PersonaLabels,
+  PersonaVersion,
+  StartEvalInput,
+} from './types.js';
 
 /** A persona as last read or written, with the ETag that a save sends back as If-Match. */
 export interface VersionedPersona {
   persona: Persona;
   etag: string | undefined;
 }
+
+/** The persona's samples, with the ETag (the set's own) a save sends back as If-Match. */
+export interface VersionedSamples {
+  samples: EvalSample[];
+  etag: string | undefined;
+}
+
+/** What a run's event stream reports, one event at a time; the run's end is `done` (with its status). */
+export type EvalUpdate = { result: EvalResult } | { progress: { done: number; total: number } } | { done: { status: EvalRun['status']; message?: string } };
 
 export interface RefineRequest {
   provider: string;
@@ -83,8 +112,14 @@ export class StudioApi {
     return versioned(await this.send('POST', `${personaPath(id)}/versions/${version}/restore`, { ifMatch: etag }));
   }
 
+  /** Label → version; GET …/labels also answers each label's policy, under the member `policies`, which no label may be named. */
   async labels(id: string): Promise<PersonaLabels> {
-    return (await this.send('GET', `${personaPath(id)}/labels`)).json() as Promise<PersonaLabels>;
+    return (await this.labelsAndPolicies(id)).labels;
+  }
+
+  async labelsAndPolicies(id: string): Promise<{ labels: PersonaLabels; policies: Record<string, LabelPolicy> }> {
+    const { policies, ...labels } = (await (await this.send('GET', `${personaPath(id)}/labels`)).json()) as PersonaLabels & { policies: Record<string, LabelPolicy> };
+    return { labels, policies };
   }
 
   /** A 412 ApiError if the persona changed since `etag`. */
@@ -174,6 +209,73 @@ export class StudioApi {
   /** A new secret (in this answer only); the old one keeps working for `graceSeconds`. */
   async rotateKey(id: string, graceSeconds: number): Promise<IssuedApiKey> {
     return (await this.send('POST', `/keys/${encodeURIComponent(id)}/rotate`, { body: { graceSeconds } })).json() as Promise<IssuedApiKey>;
+  }
+
+  async samples(id: string): Promise<VersionedSamples> {
+    const response = await this.send('GET', `${personaPath(id)}/samples`);
+    return { samples: ((await response.json()) as { samples: EvalSample[] }).samples, etag: response.headers.get('etag') ?? undefined };
+  }
+
+  /** Replaces the whole set; a 412 ApiError if it changed since `etag`. */
+  async replaceSamples(id: string, samples: EvalSampleInput[], etag?: string): Promise<VersionedSamples> {
+    const response = await this.send('PUT', `${personaPath(id)}/samples`, { body: { samples }, ifMatch: etag });
+    return { samples: ((await response.json()) as { samples: EvalSample[] }).samples, etag: response.headers.get('etag') ?? undefined };
+  }
+
+  /** Starts a run (the provider and judge keys leave the page only here); answers it queued. */
+  async startEval(id: string, input: StartEvalInput): Promise<EvalRun> {
+    return (await this.send('POST', `${personaPath(id)}/evals`, { body: input })).json() as Promise<EvalRun>;
+  }
+
+  /** The newest runs first (one page), without results. */
+  async listEvals(id: string): Promise<EvalRun[]> {
+    return (await this.send('GET', `${personaPath(id)}/evals`)).json() as Promise<EvalRun[]>;
+  }
+
+  async getEval(id: string, evalId: string): Promise<EvalRunWithResults> {
+    return (await this.send('GET', `${personaPath(id)}/evals/${encodeURIComponent(evalId)}`)).json() as Promise<EvalRunWithResults>;
+  }
+
+  async cancelEval(id: string, evalId: string): Promise<EvalRun> {
+    return (await this.send('POST', `${personaPath(id)}/evals/${encodeURIComponent(evalId)}/cancel`)).json() as Promise<EvalRun>;
+  }
+
+  async compareEvals(id: string, base: string, head: string): Promise<EvalComparison> {
+    return (await this.send('GET', `${personaPath(id)}/evals/compare?${new URLSearchParams({ base, head })}`)).json() as Promise<EvalComparison>;
+  }
+
+  /**
+   * Follows a run: `onUpdate` gets what happened so far, then each result and progress as it
+   * happens, and last its end; resolves then. Aborting `signal` closes the stream.
+   */
+  async followEval(id: string, evalId: string, signal: AbortSignal, onUpdate: (update: EvalUpdate) => void): Promise<void> {
+    const response = await this.send('GET', `${personaPath(id)}/evals/${encodeURIComponent(evalId)}/events`, { signal });
+    const reader = response.body!.getReader();
+    const parser = new EventStreamParser();
+    for (;;) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (signal.aborted) throw error;
+        throw unreachable();
+      }
+      for (const event of parseChunk(parser, chunk, reader)) {
+        if (event.event === 'result') onUpdate({ result: eventData(event, 'sampleId') as EvalResult });
+        if (event.event === 'progress') onUpdate({ progress: eventData(event, '') as { done: number; total: number } });
+        if (event.event === 'done' || event.event === 'error') {
+          const data = eventData(event, 'status');
+          onUpdate({ done: { status: data.status as EvalRun['status'], ...(typeof data.message === 'string' ? { message: data.message } : {}) } });
+          return;
+        }
+      }
+      if (chunk.done) throw new ApiError(502, 'the run’s event stream ended before the run did', 'service');
+    }
+  }
+
+  /** Sets a label's policy (labels:protected): protection and the evaluation a move needs. */
+  async setLabelPolicy(id: string, label: string, policy: LabelPolicyInput): Promise<LabelPolicy> {
+    return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`, { body: policy })).json() as Promise<LabelPolicy>;
   }
 
   /** Whether moving the label needs labels:protected (its policy; `production` by default). */

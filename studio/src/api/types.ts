@@ -23,7 +23,7 @@ export type PersonaDraft = Omit<Persona, 'id'>;
 export type PersonaVersion = WithAttributes<Schemas['PersonaVersion']>;
 
 /** Label → version, e.g. { production: 3 }. */
-export type PersonaLabels = paths['/v1/personas/{id}/labels']['get']['responses'][200]['content']['application/json'];
+export type PersonaLabels = paths['/v1/personas/{id}/labels/{label}']['put']['responses'][200]['content']['application/json'];
 
 /** POST /v1/check: the text to lint against a persona, and optionally what it was rewritten from. */
 export type CheckRequest = paths['/v1/check']['post']['requestBody']['content']['application/json'];
@@ -43,3 +43,13 @@ export type IssuedApiKey = Schemas['IssuedApiKey'];
 export type CreateKeyInput = paths['/v1/keys']['post']['requestBody']['content']['application/json'];
 export type CurrentKey = paths['/v1/keys/current']['get']['responses'][200]['content']['application/json'];
 export type LabelPolicy = Schemas['LabelPolicy'];
+
+export type EvalSample = Schemas['EvalSample'];
+/** A sample as sent to PUT …/samples: with the id of one read earlier, or none for a new one. */
+export type EvalSampleInput = paths['/v1/personas/{id}/samples']['put']['requestBody']['content']['application/json']['samples'][number];
+export type StartEvalInput = paths['/v1/personas/{id}/evals']['post']['requestBody']['content']['application/json'];
+export type EvalRun = Schemas['EvalRun'];
+export type EvalRunWithResults = Schemas['EvalRunWithResults'];
+export type EvalResult = Schemas['EvalResult'];
+export type EvalComparison = paths['/v1/personas/{id}/evals/compare']['get']['responses'][200]['content']['application/json'];
+export type LabelPolicyInput = paths['/v1/personas/{id}/labels/{label}/policy']['put']['requestBody']['content']['application/json'];

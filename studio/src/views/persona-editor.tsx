@@ -7,7 +7,7 @@ import { FieldError } from '../fields/field-parts.js';
 import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
-import { historyHref } from '../routing.js';
+import { evalsHref, historyHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
 import { Dialog } from './dialog.js';
@@ -120,6 +120,9 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
               </button>
               <a class="button secondary" href={historyHref(loaded.persona.id)}>
                 History
+              </a>
+              <a class="button secondary" href={evalsHref(loaded.persona.id)}>
+                Evaluations
               </a>
               <button type="button" class="danger" disabled={cannotWrite !== undefined} title={cannotWrite} onClick={() => setConfirmingDelete(true)}>
                 Delete

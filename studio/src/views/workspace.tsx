@@ -8,6 +8,7 @@ import type { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
 import type { Provider } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
+import { EvalsView } from '../evals/evals-view.js';
 import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
@@ -101,7 +102,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   };
   const editorProps = { api, onSaved, onDeleted, onNotice: setNotice };
   const refineProps = { api, settings, providers, onSettings: setSettings };
-  const currentId = route.view === 'persona' || route.view === 'history' ? route.id : undefined;
+  const currentId = route.view === 'persona' || route.view === 'history' || route.view === 'evals' ? route.id : undefined;
 
   return (
     <ScopesContext.Provider value={{ granted }}>
@@ -155,6 +156,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
             </div>
           )}
           {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
+          {route.view === 'evals' && <EvalsView key={route.id} api={api} id={route.id} providers={providers} />}
           {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
           {route.view === 'keys' && <KeysView api={api} />}
         </main>

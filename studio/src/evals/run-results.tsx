@@ -1,0 +1,70 @@
+/** One run: its progress while it runs, then a row per sample with its score, whether it passed, its findings and its answer. */
+import type { EvalResult, EvalRun, EvalSample } from '../api/types.js';
+import { ruleName } from '../personas/rules.js';
+
+export interface RunView {
+  run: EvalRun;
+  results: EvalResult[];
+  progress: { done: number; total: number };
+  /** Why it ended other than completed, once it did. */
+  ending?: string;
+}
+
+const sampleName = (samples: readonly EvalSample[], id: string) => {
+  const index = samples.findIndex((sample) => sample.id === id);
+  return index === -1 ? id : (samples[index]!.name ?? `Sample ${index + 1}`);
+};
+
+export function RunResults({ view, samples, onCancel }: { view: RunView; samples: readonly EvalSample[]; onCancel?: () => void }) {
+  const { run, results, progress } = view;
+  const byOrder = [...results].sort((a, b) => samples.findIndex((s) => s.id === a.sampleId) - samples.findIndex((s) => s.id === b.sampleId));
+  const running = run.status === 'queued' || run.status === 'running';
+  return (
+    <section class="run-results" aria-labelledby={`run-${run.id}`}>
+      <h4 id={`run-${run.id}`}>
+        Run of version {run.version} with {run.provider}
+        {run.model ? `/${run.model}` : ''}: {run.status}
+      </h4>
+      <p class="run-progress">
+        <progress max={progress.total} value={progress.done} aria-label="Samples done" /> {progress.done} of {progress.total} samples
+        {running && onCancel && (
+          <>
+            {' '}
+            <button type="button" class="secondary" onClick={onCancel}>
+              Cancel the run
+            </button>
+          </>
+        )}
+      </p>
+      {view.ending && <p class="error">{view.ending}</p>}
+      {!running && (
+        <p class="run-summary">
+          Mean score {run.summary.score ?? '–'} · pass rate {Math.round(run.summary.passRate * 1000) / 10} %
+          {run.summary.minScore !== null ? ` · minimum score ${run.summary.minScore}` : ''}
+        </p>
+      )}
+      <table class="results">
+        <thead>
+          <tr>
+            <th scope="col">Sample</th>
+            <th scope="col">Score</th>
+            <th scope="col">Passed</th>
+            <th scope="col">Findings</th>
+            <th scope="col">Answer</th>
+          </tr>
+        </thead>
+        <tbody>
+          {byOrder.map((result) => (
+            <tr key={result.sampleId} class={result.passed ? 'passed' : 'not-passed'} data-sample={result.sampleId}>
+              <th scope="row">{sampleName(samples, result.sampleId)}</th>
+              <td>{result.score ?? '–'}</td>
+              <td>{result.error ? 'failed' : result.passed ? 'yes' : 'no'}</td>
+              <td>{result.error ? result.error.message : result.violations.map((finding) => `${ruleName(finding.rule)} (${finding.severity})`).join(', ') || '–'}</td>
+              <td class="answer">{result.response ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
