@@ -199,8 +199,8 @@ describe('a judged refine', () => {
     const replay = await refine({ judge: true }, { 'idempotency-key': 'judged-replay' });
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(await replay.json()).toEqual(await first.json());
-    expect([replay.headers.get('x-persona-score'), replay.headers.get('x-persona-ratings')]).toEqual(['94', 'tone=5,sign-off%20style=3']);
-    expect([first.headers.get('x-persona-score'), first.headers.get('x-persona-ratings')]).toEqual(['94', 'tone=5,sign-off%20style=3']);
+    expect([replay.headers.get('x-persona-score'), replay.headers.get('x-persona-ratings')]).toEqual(['88', 'tone=5,sign-off%20style=3']);
+    expect([first.headers.get('x-persona-score'), first.headers.get('x-persona-ratings')]).toEqual(['88', 'tone=5,sign-off%20style=3']);
     f.fake.enqueue({ mode: 'ok', reply: 'All done!' }, { mode: 'ok', structured: 'no' }, { mode: 'ok', structured: 'no' });
     await refine({ judge: true }, { 'idempotency-key': 'judge-failed-replay' });
     const failed = await refine({ judge: true }, { 'idempotency-key': 'judge-failed-replay' });
