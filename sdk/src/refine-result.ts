@@ -49,6 +49,26 @@ function parseScore(header: string | null): number | undefined {
   return score <= 100 ? score : undefined;
 }
 
+/** A percent-encoded attribute name; one that is not validly encoded is kept as it came. */
+function decoded(name: string): string {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return name;
+  }
+}
+
+/** `tone=4, my%20key=5` → `[{ attribute: 'tone', rating: 4 }, { attribute: 'my key', rating: 5 }]`; undefined when not judged. */
+function parseRatings(header: string | null): RefineResult['ratings'] {
+  if (header === null) return undefined;
+  const ratings: { attribute: string; rating: number }[] = [];
+  for (const pair of header.split(',')) {
+    const [attribute, rating] = pair.split('=');
+    if (attribute?.trim() && /^\s*[1-5]\s*$/.test(rating ?? '')) ratings.push({ attribute: decoded(attribute.trim()), rating: Number(rating) });
+  }
+  return ratings;
+}
+
 export function refineResult(body: { response: string }, headers: Headers): RefineResult {
   const hidden = (value: unknown) => ({ value, enumerable: false });
   return Object.defineProperties(body, {
@@ -58,5 +78,7 @@ export function refineResult(body: { response: string }, headers: Headers): Refi
     cache: hidden(parseCache(headers)),
     personaVersion: hidden(Number(headers.get('x-persona-version'))),
     score: hidden(parseScore(headers.get('x-persona-score'))),
+    ratings: hidden(parseRatings(headers.get('x-persona-ratings'))),
+    judgeError: hidden(headers.get('x-persona-judge-error') ?? undefined),
   }) as RefineResult;
 }

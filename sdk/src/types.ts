@@ -41,6 +41,10 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
      * server too old to send it.
      */
     readonly score: number | undefined;
+    /** With `judge`: the judge's rating (1–5) of each descriptive attribute, from `X-Persona-Ratings`; undefined when not judged. */
+    readonly ratings: ReadonlyArray<Readonly<{ attribute: string; rating: number }>> | undefined;
+    /** With `judge`: why the judge gave no ratings (`X-Persona-Judge-Error`); the refine itself succeeded. */
+    readonly judgeError: string | undefined;
   };
 /** A provider this instance can call, from GET /v1/providers. */
 export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];

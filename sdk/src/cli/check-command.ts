@@ -10,7 +10,7 @@ import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
 import { EXIT_BELOW_BAR } from './exit-codes.js';
 import { findingsText } from './findings.js';
-import { type CliContext, UsageError } from './io.js';
+import { type CliContext, UsageError, checkKeyVariable } from './io.js';
 import { type BatchCounts, Progress } from './progress.js';
 import { formatTable } from './table.js';
 
@@ -33,11 +33,15 @@ export async function checkCommand(args: string[], { io, client }: CliContext): 
   const { values, positionals: files } = parseCommand(args, {
     persona: { type: 'string' },
     'min-score': { type: 'string' },
+    'judge-provider': { type: 'string' },
+    'judge-model': { type: 'string' },
+    'judge-key-env': { type: 'string' },
   });
   const personaId = values.persona;
   if (!personaId) throw new UsageError('--persona ID is required');
   if (files.length === 0) throw new UsageError('check needs at least one FILE to score');
   const minScore = values['min-score'] === undefined ? undefined : wholeNumberIn(values['min-score'], '--min-score', 0, 100);
+  const judge = judgeFrom(values['judge-provider'], values['judge-model'], values['judge-key-env'], io.env);
 
   const outcomes = new Map<string, Outcome>();
   const counts: BatchCounts = { done: 0, failed: 0, retried: 0 };
@@ -45,7 +49,7 @@ export async function checkCommand(args: string[], { io, client }: CliContext): 
   await forEachBounded(files, CONCURRENCY, async (file) => {
     try {
       const content = await readFile(resolve(io.cwd, file), 'utf8');
-      const verdict = await client().check({ personaId, content });
+      const verdict = await client().check({ personaId, content, ...(judge ? { judge } : {}) });
       // The service's verdict holds the persona's own bar (minScore); --min-score adds the caller's.
       outcomes.set(file, { file, verdict, passed: verdict.passed && (minScore === undefined || verdict.score >= minScore) });
       counts.done++;
@@ -63,12 +67,31 @@ export async function checkCommand(args: string[], { io, client }: CliContext): 
   if (warned && 'verdict' in warned) {
     for (const warning of warned.verdict.warnings) io.stderr.write(`note: the persona's ${warning.attribute} is ignored: it must be ${warning.message}\n`);
   }
+  for (const outcome of ordered) {
+    if ('verdict' in outcome && outcome.verdict.judge && 'error' in outcome.verdict.judge) io.stderr.write(`note: ${outcome.file} was not judged: ${outcome.verdict.judge.error}\n`);
+  }
   const passed = ordered.filter((outcome) => 'verdict' in outcome && outcome.passed).length;
   const below = counts.done - passed;
   const bar = minScore === undefined ? '' : ` (--min-score ${minScore})`;
   io.stderr.write(`${files.length} file${files.length === 1 ? '' : 's'}: ${passed} passed, ${below} did not pass${bar}, ${counts.failed} could not be checked\n`);
   if (counts.failed > 0) return 1;
   return below > 0 ? EXIT_BELOW_BAR : 0;
+}
+
+/**
+ * The judge from `--judge-provider` and the variable `--judge-key-env` names: the key is never an
+ * argument (shell history, `ps`) and is never printed; a missing or pasted-over one is a usage error.
+ */
+function judgeFrom(provider: string | undefined, model: string | undefined, keyVariable: string | undefined, env: Record<string, string | undefined>) {
+  if (provider === undefined) {
+    if (keyVariable !== undefined || model !== undefined) throw new UsageError('--judge-key-env and --judge-model need --judge-provider');
+    return undefined;
+  }
+  if (keyVariable === undefined) throw new UsageError('--judge-provider needs --judge-key-env VAR, naming the variable that holds the judge\'s key');
+  const providerApiKey = env[keyVariable];
+  if (!providerApiKey) throw new UsageError(`set ${keyVariable} to your key for the judge's provider "${provider}"`);
+  checkKeyVariable(keyVariable, providerApiKey);
+  return { provider, providerApiKey, ...(model ? { model } : {}) };
 }
 
 function rowOf(outcome: Outcome): string[] {

@@ -42,10 +42,12 @@ Usage: persona-refine <command>
                                     refine stdin, printing the text as it arrives; rules
                                     still broken and tokens on stderr
   check FILE... --persona ID [--min-score N]
+        [--judge-provider P --judge-key-env VAR [--judge-model M]]
                                     score each file against the persona (0-100): a table of
                                     file, score, rules, facts, voice, passed and findings;
                                     exit ${EXIT_BELOW_BAR} when a file does not pass (a required finding, under
-                                    the persona's minScore or under N): a CI gate
+                                    the persona's minScore or under N): a CI gate; with a
+                                    judge (key from VAR) the voice is rated and scored too
   eval --persona ID --provider NAME [--version N | --label L] [--model M]
        [--provider-key-env VAR] [--judge] [--concurrency N] [--min-score N]
        [--min-pass-rate R] [--baseline EVAL_ID]
