@@ -143,6 +143,8 @@ describe('POST /v1/check with a judge', () => {
     const [asked, expected] = structuredPart(request!.api!, sent, RATED);
     expect(asked).toEqual(expected);
     expect(request!.stream).toBe(false);
+    // Room for the ratings, whatever the text's length (a rewrite's allowance is 1,024).
+    if (request!.api === 'anthropic-messages') expect(sent.max_tokens).toBe(4096);
 
     const system = systemOf(request!.api!, sent);
     expect(system).toContain('# Attributes to rate\nAttribute "description":\n  Description: The support team of Acme.\nAttribute "tone":\n  Tone: warm, direct\nAttribute "brand voice":\n  brand voice: like a friendly neighbour\n');

@@ -16,8 +16,12 @@ function modelOutputLimit(model: string): number {
 /**
  * A rewrite is about as long as its input: allow twice the input's
  * characters-per-two tokens, at least 1,024, at most what the model takes.
+ * A structured answer is as long as its schema asks, not as its input: a
+ * rating with its reason takes about 60 tokens, so at least 4,096 leaves room
+ * for some 60 attributes rather than cutting the JSON short.
  */
-const maxTokens = (model: string, user: string) => Math.min(modelOutputLimit(model), Math.max(1_024, Math.ceil(user.length / 2)));
+const maxTokens = (model: string, user: string, structured: boolean) =>
+  Math.min(modelOutputLimit(model), Math.max(structured ? 4_096 : 1_024, Math.ceil(user.length / 2)));
 
 /**
  * Anthropic Messages API: `POST /messages`, `x-api-key`, `anthropic-version`, system as a top-level field.
@@ -35,7 +39,7 @@ export const anthropicMessages: WireFormat = {
     },
     body: JSON.stringify({
       model,
-      max_tokens: maxTokens(model, user),
+      max_tokens: maxTokens(model, user, output !== undefined),
       system,
       messages: [{ role: 'user', content: user }],
       ...(stream ? { stream: true } : {}),
