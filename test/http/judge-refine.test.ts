@@ -209,6 +209,16 @@ describe('a judged refine', () => {
     expect(f.fake.requests).toHaveLength(5);
   });
 
+  it('headers stay header-safe whatever the attribute names and error texts: percent-encoded', async () => {
+    const french = (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Fr', attributes: { 'Tonalité, 100%': 'chaleureuse' } } })).json()).id;
+    const rated = await refine({ personaId: french, judge: true });
+    expect(rated.headers.get('x-persona-ratings')).toBe('Tonalit%C3%A9%2C%20100%25=4');
+    f.fake.enqueue({ mode: 'ok', reply: 'Fini !' }, { mode: 'badRequest', message: 'requête invalide à 100%' });
+    const failed = await refine({ personaId: french, judge: true });
+    expect(failed.status).toBe(200);
+    expect(failed.headers.get('x-persona-judge-error')).toBe('provider "openai" rejected the request (HTTP 400): requ%C3%AAte invalide %C3%A0 100%25');
+  });
+
   it('an unknown judge provider is a 400 before any call', async () => {
     const res = await refine({ judge: { provider: 'rules', providerApiKey: 'k' } });
     expect(res.status).toBe(400);
