@@ -95,7 +95,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio: the persona score', () => {
   it('enforce: false shows every rule off; turning one on keeps the others off', async () => {
     const id = await createViaApi('All off', { enforce: false });
     await openPersona(id, 'All off');
-    expect(await page.locator('select[id^="enforce-"]').evaluateAll((selects) => selects.map((select) => (select as HTMLSelectElement).value))).toEqual(Array(8).fill('off'));
+    expect(await page.locator('select[id^="enforce-"]').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value))).toEqual(Array(8).fill('off'));
     await page.getByLabel('Emoji emoji').selectOption('recommended');
     await save('All off');
     expect(await attributesOf(id)).toEqual({
