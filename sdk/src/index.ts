@@ -34,6 +34,7 @@ export type {
   CreatePersonaInput,
   ErrorBody,
   Fallback,
+  JudgeVerdict,
   Persona,
   PersonaAttributes,
   PersonaLabels,

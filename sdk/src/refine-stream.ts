@@ -8,7 +8,7 @@ import { PersonaRefineError } from './errors.js';
 import { DEFAULT_MAX_EVENT_BYTES, EventStreamParser, type ServerSentEvent } from './event-stream-parser.js';
 import type { components } from './generated/openapi.js';
 import type { PostOptions, Transport } from './transport.js';
-import type { RefineInput, RefineResult } from './types.js';
+import type { JudgeVerdict, RefineInput, RefineResult } from './types.js';
 
 export type RefineStreamInput = Omit<RefineInput, 'stream'>;
 type StreamDone = components['schemas']['StreamDone'];
@@ -17,12 +17,19 @@ type StreamDelta = components['schemas']['StreamDelta'];
 /**
  * A streamed refine's result: `{ response }` like `refine`'s, with `violations` (no repair call
  * on a stream: what only the model can fix is reported here), `usage` (the tokens the provider
- * reported, `{}` when it reported none), `score` (`done.score`), `personaVersion` and `replaced` non-enumerable.
+ * reported, `{}` when it reported none), `score` (`done.score`), `judge` (`done.judge`), `personaVersion` and
+ * `replaced` non-enumerable.
  * `response` is always the whole result; `replaced` is true only when the pieces that were
  * yielded are not a prefix of it (a service bug the server logs and counts): use `response`.
  */
 export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'score'> & {
   readonly usage: Readonly<StreamDone['usage']>;
+  /**
+   * With `judge`: the verdict on the final text, `{ provider, model, ratings }` (each rating with
+   * its reason, which the headers of a refine not streamed cannot carry) or `{ error }` when the
+   * judge failed (the refine itself succeeded); undefined when not judged.
+   */
+  readonly judge: Readonly<JudgeVerdict> | undefined;
   readonly replaced: boolean;
 };
 
@@ -174,9 +181,13 @@ function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
     violations: { value: done.violations ?? {}, enumerable: false },
     usage: { value: done.usage ?? {}, enumerable: false },
     score: { value: typeof done.score === 'number' ? done.score : undefined, enumerable: false },
+    // A judge that is not an object is a server's mistake, read as "not judged", as a score that is not a number is.
+    judge: { value: isObject(done.judge) ? done.judge : undefined, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
     replaced: { value: (done as { replaced?: boolean }).replaced === true, enumerable: false },
   }) as RefineStreamResult;
 }
+
+const isObject = (value: unknown): value is object => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const requestIdOf = (headers: Headers) => headers.get('x-request-id') ?? undefined;

@@ -54,6 +54,11 @@ export type UsageQuery = NonNullable<paths['/v1/usage']['get']['parameters']['qu
 export type UsageRow = JsonOf<paths['/v1/usage']['get']['responses'][200]>[number];
 export type CheckInput = JsonOf<paths['/v1/check']['post']['requestBody']>;
 export type CheckResult = JsonOf<paths['/v1/check']['post']['responses'][200]> & UsedPersonaVersion;
+/**
+ * A judge's verdict on a text, as a check's `judge` and a streamed refine's `done.judge` carry it:
+ * `{ provider, model, ratings: [{ attribute, rating, reason }] }`, or `{ error }` when it failed.
+ */
+export type JudgeVerdict = NonNullable<components['schemas']['StreamDone']['judge']>;
 /** One rule finding of a check, with where it is and its `severity`. */
 export type CheckFinding = CheckResult['violations'][number];
 /** `required` fails a check; `recommended` only lowers the score (set per rule by the persona's `enforce`). */

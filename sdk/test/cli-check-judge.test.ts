@@ -1,4 +1,4 @@
-/** `persona-refine check` with a judge, and a judged refine's ratings in the SDK: the fake provider rates every attribute 4 of 5. */
+/** `persona-refine check` with a judge, and a judged refine's verdict in the SDK: the fake provider rates every attribute 4 of 5. */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -65,5 +65,29 @@ describe('the judge through the CLI and the SDK', () => {
     expect(result.score).toBe(88);
     const plain = await client.refine({ provider: 'rules', personaId, content: 'Hello there.' });
     expect(plain.ratings).toBeUndefined();
+  });
+
+  it('a judged stream exposes done.judge (each rating with its reason) beside the score; a failed judge as its error; unjudged, none', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Hello there, friend.' });
+    const input = { provider: 'openai', providerApiKey: JUDGE_KEY, model: 'gpt-judged', personaId, content: 'Hello there.' };
+    const stream = client.refineStream({ ...input, judge: true });
+    for await (const _piece of stream);
+    const result = await stream.result;
+    expect(result.judge).toEqual({ provider: 'openai', model: 'gpt-judged', ratings: [{ attribute: 'tone', rating: 4, reason: 'Matches tone.' }] });
+    expect(result.score).toBe(88);
+    // Not enumerable, as every other field the service adds: the result still serializes as { response }.
+    expect(JSON.stringify(result)).toBe(JSON.stringify({ response: 'Hello there, friend.' }));
+    expect(f.fake.requests.map((request) => request.stream)).toEqual([true, false]);
+
+    f.fake.reset();
+    f.fake.enqueue({ mode: 'ok', reply: 'Hello there, friend.' }, { mode: 'ok', structured: 'no' }, { mode: 'ok', structured: 'still no' });
+    const failed = client.refineStream({ ...input, judge: true });
+    for await (const _piece of failed);
+    expect((await failed.result).judge).toEqual({ error: 'provider "openai" gave no usable ratings in 2 answers: the last one is not JSON' });
+    expect((await failed.result).score).toBe(100);
+
+    const plain = client.refineStream(input);
+    for await (const _piece of plain);
+    expect((await plain.result).judge).toBeUndefined();
   });
 });
