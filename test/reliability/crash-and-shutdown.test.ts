@@ -14,22 +14,20 @@ const dir = mkdtempSync(join(tmpdir(), 'persona-refine-crash-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe.each(storageTargets)('crash safety on $engine', (target) => {
-  it('every write acknowledged before kill -9 is there after the restart', async () => {
+  it('every write acknowledged before kill -9 is there after the restart, its idempotency record too', async () => {
     const database = await target.create();
     const env = { DATABASE_URL: database.url, BOOTSTRAP_API_KEY: KEY, LOG_LEVEL: 'info' };
     try {
       const server = await startServerProcess(env);
-      const acknowledged: string[] = [];
+      const acknowledged: { id: string; key: string; body: string }[] = [];
       let stop = false;
       const writer = async (worker: number) => {
         for (let i = 0; !stop; i++) {
+          const key = `w${worker}-${i}`;
+          const body = JSON.stringify({ name: key });
           try {
-            const res = await fetch(`${server.url}/v1/personas`, {
-              method: 'POST',
-              headers: { ...headers, 'idempotency-key': `w${worker}-${i}` },
-              body: JSON.stringify({ name: `w${worker}-${i}` }),
-            });
-            if (res.status === 201) acknowledged.push(((await res.json()) as { id: string }).id);
+            const res = await fetch(`${server.url}/v1/personas`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body });
+            if (res.status === 201) acknowledged.push({ id: ((await res.json()) as { id: string }).id, key, body });
           } catch {
             return; // the server is gone
           }
@@ -47,9 +45,18 @@ describe.each(storageTargets)('crash safety on $engine', (target) => {
       try {
         const stored = (await (await fetch(`${restarted.url}/v1/personas`, { headers })).json()) as { id: string }[];
         const storedIds = new Set(stored.map((p) => p.id));
-        const lost = acknowledged.filter((id) => !storedIds.has(id));
+        const lost = acknowledged.filter(({ id }) => !storedIds.has(id));
         process.stdout.write(`crash test (${target.engine}): ${acknowledged.length} acknowledged, ${lost.length} lost\n`);
         expect(lost).toEqual([]);
+        // The answer was stored for replay before it left (a second write per request): the SDK's
+        // retry after the crash gets that answer back, not a second persona.
+        const notReplayed: string[] = [];
+        for (const { id, key, body } of acknowledged) {
+          const res = await fetch(`${restarted.url}/v1/personas`, { method: 'POST', headers: { ...headers, 'idempotency-key': key }, body });
+          const replayed = (await res.json()) as { id: string };
+          if (res.status !== 201 || res.headers.get('idempotent-replayed') !== 'true' || replayed.id !== id) notReplayed.push(key);
+        }
+        expect(notReplayed).toEqual([]);
       } finally {
         await restarted.stop();
       }

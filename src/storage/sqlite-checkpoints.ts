@@ -1,0 +1,56 @@
+/**
+ * SQLite's checkpoints, on a thread of their own (docs/storage-and-reliability.md, "Durability").
+ * The service's connection commits to the WAL without a disk sync (`synchronous = NORMAL`)
+ * and never checkpoints (`wal_autocheckpoint = 0`): a checkpoint syncs the WAL, copies it
+ * into the database file and syncs that, which on the event loop stalled every request
+ * behind it. This worker's own connection does it every `everyMs` instead, so the syncs
+ * wait on its thread, and a power loss can undo at most the commits since the last
+ * checkpoint began.
+ */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+
+/** CommonJS, evaluated in the worker: the bundle (docs/performance.md, "How the service meets them") has no file of its own for it. */
+const CHECKPOINTER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Sqlite = require(workerData.driver);
+const database = new Sqlite(workerData.path);
+// A checkpoint syncs the WAL before copying it and the database file after, unless synchronous is OFF.
+database.pragma('synchronous = NORMAL');
+// PASSIVE never waits for the service's connection; what a busy moment leaves is copied next time.
+const timer = setInterval(() => database.pragma('wal_checkpoint(PASSIVE)'), workerData.everyMs);
+parentPort.once('message', () => {
+  clearInterval(timer);
+  database.close();
+  parentPort.close();
+});
+`;
+
+export interface Checkpointer {
+  /** Stops checkpointing and closes the worker's connection (before the service's own closes, which then removes the WAL). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Checkpoints `path` every `everyMs` from a worker thread. If the worker fails, `fallBack`
+ * is called so the service's connection checkpoints again itself: slower, but a WAL that
+ * nobody copies would grow without end.
+ */
+export function checkpointInBackground(path: string, everyMs: number, fallBack: (error: Error) => void): Checkpointer {
+  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, path, everyMs } });
+  // A CLI command that opened storage must still exit when it is done.
+  worker.unref();
+  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+  let stopped = false;
+  worker.once('error', (error) => {
+    if (!stopped) fallBack(error);
+  });
+  return {
+    async stop() {
+      stopped = true;
+      worker.postMessage('stop');
+      await exited;
+    },
+  };
+}

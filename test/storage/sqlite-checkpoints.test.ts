@@ -1,0 +1,71 @@
+/**
+ * SQLite's durability model (docs/storage-and-reliability.md, "Durability"): the service's
+ * connection commits without a sync and never checkpoints; a worker thread copies the WAL
+ * into the database file, and the service's connection, the last to close, removes the WAL.
+ */
+import { copyFileSync, existsSync } from 'node:fs';
+import Sqlite from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStorage, type Storage } from '../../src/storage/database.js';
+import { sqliteTarget } from '../helpers/storage-targets.js';
+
+describe('SQLite checkpoints', () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function open(): Promise<{ storage: Storage; path: string }> {
+    const database = await sqliteTarget.create();
+    const storage = await openStorage(database.config);
+    cleanup = async () => {
+      await storage.close();
+      await database.remove();
+    };
+    return { storage, path: (database.config as { path: string }).path };
+  }
+
+  it('the service connection commits without a sync and leaves checkpoints to the worker', async () => {
+    const { storage } = await open();
+    const pragma = async (name: string) => Object.values((await sql.raw(`pragma ${name}`).execute(storage.db)).rows[0] as object)[0];
+    expect(await pragma('journal_mode')).toBe('wal');
+    expect(await pragma('synchronous')).toBe(1); // NORMAL
+    expect(await pragma('wal_autocheckpoint')).toBe(0);
+  });
+
+  it('what was committed reaches the database file without the service connection checkpointing', async () => {
+    const { storage, path } = await open();
+    await sql`create table probe (n integer)`.execute(storage.db);
+    for (let n = 0; n < 100; n++) await sql`insert into probe values (${n})`.execute(storage.db);
+    // The database file alone, without its WAL, as a power loss after the next checkpoint would leave it.
+    const copy = `${path}.copy`;
+    const countInFile = () => {
+      copyFileSync(path, copy);
+      const file = new Sqlite(copy, { readonly: true });
+      try {
+        return (file.prepare(`select count(*) as n from sqlite_master where name = 'probe'`).get() as { n: number }).n === 1
+          ? (file.prepare('select count(*) as n from probe').get() as { n: number }).n
+          : 0;
+      } finally {
+        file.close();
+      }
+    };
+    const deadline = Date.now() + 10_000;
+    while (countInFile() < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(countInFile()).toBe(100);
+  });
+
+  it('closing stops the worker first, so the service connection checkpoints last and removes the WAL', async () => {
+    const { storage, path } = await open();
+    await sql`create table probe (n integer)`.execute(storage.db);
+    await sql`insert into probe values (1)`.execute(storage.db);
+    expect(existsSync(`${path}-wal`)).toBe(true);
+    await storage.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+    const file = new Sqlite(path, { readonly: true });
+    expect((file.prepare('select count(*) as n from probe').get() as { n: number }).n).toBe(1);
+    file.close();
+  });
+});
