@@ -68,6 +68,12 @@ export interface RefineOutcome {
   roundTripMs: number;
 }
 
+export interface CheckAnswer {
+  verdict: CheckVerdict;
+  /** A judged check's `X-Usage`: what the judge cost; undefined when not judged. */
+  usage: RefineUsage | undefined;
+}
+
 interface SendOptions {
   body?: unknown;
   ifMatch?: string;
@@ -182,9 +188,14 @@ export class StudioApi {
     }
   }
 
-  /** The persona's rules checked against `content` (and, with `original`, what it lost of it); no provider. */
-  async check(request: CheckRequest): Promise<CheckVerdict> {
-    return (await this.send('POST', '/check', { body: request })).json() as Promise<CheckVerdict>;
+  /**
+   * The persona's rules checked against `content` (and, with `original`, what it lost of it); no
+   * provider unless `judge` is given, whose calls `usage` (`X-Usage`) counts.
+   */
+  async check(request: CheckRequest): Promise<CheckAnswer> {
+    const response = await this.send('POST', '/check', { body: request });
+    const usage = response.headers.get('x-usage');
+    return { verdict: (await response.json()) as CheckVerdict, usage: usage === null ? undefined : parseUsage(usage) };
   }
 
   /** The signed-in key: its id, scopes and limits (any key may ask). */

@@ -5,7 +5,7 @@ import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
 import { PersonaScore } from './persona-score.js';
 import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
-import { DiffLegend, RefineFailure, Spend, Timing } from './refine-output.js';
+import { CheckFailure, DiffLegend, JudgeSpend, RefineFailure, Spend, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { MarkedRefined, RuleViolations } from './rule-violations.js';
 import { type RefineResult, runRefine } from './run-refine.js';
@@ -28,6 +28,9 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [result, setResult] = useState<RefineResult | undefined>(undefined);
   const [stream, setStream] = useState(false);
+  const [judge, setJudge] = useState(false);
+  // A judge needs a model and a key: every provider but `rules` (one typed under "Other…" is assumed to have them).
+  const unjudgeable = providers?.find((provider) => provider.id === settings.provider)?.requiresKey === false;
   /** While a stream runs (and after Stop): the text so far. */
   const [streamed, setStreamed] = useState<{ text: string; stopped: boolean } | undefined>(undefined);
   const stopper = useRef<AbortController | undefined>(undefined);
@@ -42,12 +45,16 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
     const controller = new AbortController();
     stopper.current = controller;
     try {
+      const judged = judge && !unjudgeable;
       if (!stream) {
-        setResult(await runRefine(api, request));
+        setResult(await runRefine(api, request, { judge: judged }));
         return;
       }
       setStreamed({ text: '', stopped: false });
-      const outcome = await runRefine(api, request, (streaming) => api.refineStream(streaming, controller.signal, (text) => setStreamed({ text, stopped: false })));
+      const outcome = await runRefine(api, request, {
+        judge: judged,
+        refine: (streaming) => api.refineStream(streaming, controller.signal, (text) => setStreamed({ text, stopped: false })),
+      });
       setStreamed(undefined);
       setResult(outcome);
     } catch (error) {
@@ -76,6 +83,22 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
           <input id="preview-stream" type="checkbox" checked={stream} onChange={(event) => setStream(event.currentTarget.checked)} />
           <label for="preview-stream">Stream the answer as it is written (no repair call)</label>
         </div>
+        <div class="field checkbox">
+          <input
+            id="preview-judge"
+            type="checkbox"
+            checked={judge && !unjudgeable}
+            disabled={unjudgeable}
+            aria-describedby="preview-judge-hint"
+            onChange={(event) => setJudge(event.currentTarget.checked)}
+          />
+          <label for="preview-judge">Judge the voice</label>
+        </div>
+        <p id="preview-judge-hint" class="hint">
+          {unjudgeable
+            ? 'Rules only has no model to judge with: choose a provider first.'
+            : 'The same provider, key and model rate the answer against each descriptive attribute, with a reason: one more provider call.'}
+        </p>
         <div class="actions">
           <button type="submit" disabled={running || cannotRefine !== undefined} title={cannotRefine}>
             {running ? 'Refining…' : 'Refine'}
@@ -116,10 +139,12 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
               </figure>
             </div>
             {result.verdict && <PersonaScore verdict={result.verdict} attributes={persona.attributes} />}
+            {result.checkFailure && <CheckFailure error={result.checkFailure} providerName={providerNames(providers ?? [])} />}
             <RuleViolations violations={result.verdict?.violations} answer={result.outcome.response} sample={result.sample} />
             <ProtectedSummary sample={result.sample} items={result.protectedItems} />
             <Timing outcome={result.outcome} />
             <Spend outcome={result.outcome} />
+            {result.judgeUsage && <JudgeSpend usage={result.judgeUsage} />}
           </div>
         )}
       </div>

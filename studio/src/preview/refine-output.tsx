@@ -4,7 +4,7 @@ import type { RefineOutcome } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
 import type { ProviderNames } from '../api/providers.js';
 import { formatMs } from '../api/server-timing.js';
-import { describeUsage } from '../api/usage.js';
+import { type RefineUsage, describeUsage } from '../api/usage.js';
 import type { DiffPart } from './word-diff.js';
 
 /** One side of a diff: the original keeps its removed words, the refinement its added ones. */
@@ -55,6 +55,11 @@ export function Spend({ outcome }: { outcome: RefineOutcome }) {
   return <p class="spend">{parts.join(' · ')}.</p>;
 }
 
+/** A judged check's own cost: the refine's line above does not include it. */
+export function JudgeSpend({ usage }: { usage: RefineUsage }) {
+  return <p class="spend judge-spend">The judge: {describeUsage(usage)}.</p>;
+}
+
 export function RefineFailure({ error, providerName }: { error: ApiError; providerName: ProviderNames }) {
   return (
     <div role="alert" class="error">
@@ -69,5 +74,14 @@ export function RefineFailure({ error, providerName }: { error: ApiError; provid
         </details>
       )}
     </div>
+  );
+}
+
+/** The refine answered but its check did not (a judged check is refused when the key's budget is spent): the answer stands, unscored. */
+export function CheckFailure({ error, providerName }: { error: ApiError; providerName: ProviderNames }) {
+  return (
+    <p role="alert" class="error">
+      The answer could not be scored: {plainError(error, providerName)}
+    </p>
   );
 }
