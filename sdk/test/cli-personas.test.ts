@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -138,6 +138,85 @@ describe('persona-refine personas export | diff | import', () => {
     const result = await cli('personas', 'export');
     expect(result.stdout).toMatch(/^note: personas\/stale\.json left as is: id 0190aaaa-0000-7000-8000-000000000000 is not on the server/);
     expect(files()).toEqual(['stale.json']);
+  });
+
+  it('samples travel with their persona: exported without ids, an unchanged one keeps its id, a changed one is replaced', async () => {
+    const bot = await client.personas.create({ name: 'Bot', attributes: { tone: 'warm' } });
+    const stored = await client.personas.samples.replace(bot.id, [
+      { name: 'welcome', content: 'Dear customers, welcome.', expect: { contains: ['members'] } },
+      { content: 'Your order ships today.' },
+    ]);
+    await cli('personas', 'export');
+    const [botFile] = files();
+    const exported = readFileSync(file(botFile!), 'utf8');
+    expect(JSON.parse(exported)).toEqual({
+      id: bot.id,
+      name: 'Bot',
+      attributes: { tone: 'warm' },
+      samples: [{ name: 'welcome', content: 'Dear customers, welcome.', expect: { contains: ['members'] } }, { content: 'Your order ships today.' }],
+    });
+    expect(Object.keys(JSON.parse(exported))).toEqual(['id', 'name', 'attributes', 'samples']);
+    expect(await cli('personas', 'diff', 'personas')).toMatchObject({ code: 0, stdout: '0 to create, 0 to update, 1 unchanged\n' });
+
+    writeFileSync(file(botFile!), exported.replace('Your order ships today.', 'Your order ships tomorrow.'));
+    const diff = await cli('personas', 'diff', 'personas');
+    expect(diff).toMatchObject({
+      code: 1,
+      stdout: [
+        `update     personas/${botFile}  "Bot" (samples: 1 added, 1 removed)`,
+        '    samples: - {"content":"Your order ships today."}',
+        '    samples: + {"content":"Your order ships tomorrow."}',
+        '0 to create, 1 to update, 0 unchanged',
+        '',
+      ].join('\n'),
+    });
+    const plan = await cli('personas', 'import', 'personas');
+    expect(plan.stdout).toBe(`update     personas/${botFile}  "Bot" (samples: 1 added, 1 removed)\n0 to create, 1 to update, 0 unchanged\nrerun with --yes to apply\n`);
+    expect((await client.personas.samples.get(bot.id)).samples).toEqual(stored.samples);
+
+    const applied = await cli('personas', 'import', 'personas', '--yes');
+    expect(applied).toMatchObject({ code: 0, stdout: expect.stringContaining(`updated    personas/${botFile} → 2 samples\napplied 1 of 1\n`) });
+    const after = await client.personas.samples.get(bot.id);
+    expect(after.samples[0]).toEqual(stored.samples[0]);
+    expect(after.samples[1]).toEqual({ id: expect.any(String), content: 'Your order ships tomorrow.' });
+    expect(after.samples[1]!.id).not.toBe(stored.samples[1]!.id);
+    // The persona itself was not touched: no new version.
+    expect((await client.personas.get(bot.id)).etag).toBe(bot.etag);
+
+    await cli('personas', 'export');
+    expect(readFileSync(file(botFile!), 'utf8')).toBe(exported.replace('Your order ships today.', 'Your order ships tomorrow.'));
+  });
+
+  it('a file without samples leaves the persona\'s samples alone; "samples": [] removes them', async () => {
+    const bot = await client.personas.create({ name: 'Bot', attributes: { tone: 'warm' } });
+    const stored = await client.personas.samples.replace(bot.id, [{ content: 'Keep me.' }]);
+    writeFileSync(join(cwd, 'bot.json'), JSON.stringify({ id: bot.id, name: 'Bot', attributes: { tone: 'dry' } }));
+    const applied = await cli('personas', 'import', 'bot.json', '--yes');
+    expect(applied.stdout).toBe('update     bot.json  "Bot" (attributes.tone)\n0 to create, 1 to update, 0 unchanged\nupdated    bot.json → version 2\napplied 1 of 1\n');
+    const kept = await client.personas.samples.get(bot.id);
+    expect(kept.samples).toEqual(stored.samples);
+    expect(kept.etag).toBe(stored.etag);
+
+    writeFileSync(join(cwd, 'bot.json'), JSON.stringify({ id: bot.id, name: 'Bot', attributes: { tone: 'dry' }, samples: [] }));
+    const emptied = await cli('personas', 'import', 'bot.json', '--yes');
+    expect(emptied.stdout).toBe('update     bot.json  "Bot" (samples: 1 removed)\n0 to create, 1 to update, 0 unchanged\nupdated    bot.json → 0 samples\napplied 1 of 1\n');
+    expect((await client.personas.samples.get(bot.id)).samples).toEqual([]);
+  });
+
+  it('a new persona\'s file creates it with its samples; a sample with an id or an unknown field is an error', async () => {
+    mkdirSync(join(cwd, 'personas'));
+    writeFileSync(file('new.json'), JSON.stringify({ name: 'Newcomer', samples: [{ name: 'hi', content: 'Hello there.' }] }));
+    const created = await cli('personas', 'import', 'personas', '--yes');
+    expect(created.stdout).toMatch(/^create {5}personas\/new\.json {2}"Newcomer" \(1 sample\)\n1 to create, 0 to update, 0 unchanged\ncreated {4}personas\/new\.json → \S+, 1 sample\napplied 1 of 1\n$/);
+    const [persona] = await client.personas.list();
+    expect((await client.personas.samples.get(persona!.id)).samples).toEqual([{ id: expect.any(String), name: 'hi', content: 'Hello there.' }]);
+
+    writeFileSync(file('new.json'), JSON.stringify({ name: 'Newcomer', samples: [{ id: 'x', content: 'Hello there.' }] }));
+    writeFileSync(file('other.json'), JSON.stringify({ name: 'Other', samples: [{ content: 'Hi', expect: { contains: 'Hi' } }] }));
+    const refused = await cli('personas', 'import', 'personas', '--yes');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toContain('error      personas/new.json: "samples"[0] has an "id": sample ids are the server\'s (an unchanged sample keeps its own); leave it out\n');
+    expect(refused.stdout).toContain('error      personas/other.json: "samples"[0]."expect" lists must be lists of strings\n');
   });
 
   it.each([

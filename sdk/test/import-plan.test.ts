@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { patchFor, planImport } from '../src/cli/import-plan.js';
+import { detailLines, patchFor, personasWithFileSamples, planImport } from '../src/cli/import-plan.js';
 import { ABSENT, diffJson, formatChange } from '../src/cli/json-diff.js';
 import type { PersonaFile } from '../src/cli/persona-files.js';
 
@@ -37,6 +37,43 @@ describe('planImport', () => {
 
   it('passes a file\'s problem through as an error entry', () => {
     expect(planImport([{ path: 'x.json', problem: 'not valid JSON' }], server)).toEqual([{ action: 'error', path: 'x.json', problem: 'not valid JSON' }]);
+  });
+});
+
+describe('planImport with samples', () => {
+  const samples = new Map([['p1', [{ name: 'a', content: 'A' }, { content: 'B', expect: { notContains: ['x'] } }]]]);
+  const withSamples = (fileSamples: { name?: string; content: string; expect?: { notContains?: string[] } }[]) =>
+    planImport([{ path: 'a.json', persona: { id: 'p1', name: 'Bot', attributes: server[0]!.attributes, samples: fileSamples } }], server, samples)[0]!;
+
+  it('compares samples whole and key order aside; the same samples in another order is a change', () => {
+    expect(withSamples([{ content: 'A', name: 'a' }, { expect: { notContains: ['x'] }, content: 'B' }]).action).toBe('unchanged');
+    const reordered = withSamples([{ content: 'B', expect: { notContains: ['x'] } }, { name: 'a', content: 'A' }]);
+    expect(detailLines(reordered)).toEqual(['update     a.json  "Bot" (samples: reordered)', '    samples: reordered']);
+    expect(patchFor(reordered as Extract<typeof reordered, { action: 'update' }>)).toEqual({});
+  });
+
+  it('an edited sample is the old one removed and the new one added, as the server stores it', () => {
+    const edited = withSamples([{ name: 'a', content: 'A' }, { content: 'B', expect: { notContains: ['y'] } }, { content: 'C' }]);
+    expect(detailLines(edited)).toEqual([
+      'update     a.json  "Bot" (samples: 2 added, 1 removed)',
+      '    samples: - {"content":"B","expect":{"notContains":["x"]}}',
+      '    samples: + {"content":"B","expect":{"notContains":["y"]}}',
+      '    samples: + {"content":"C"}',
+    ]);
+    expect(edited).toMatchObject({ samples: { current: samples.get('p1') } });
+  });
+
+  it('a file without samples compares none, whatever the persona has', () => {
+    expect(planImport([file('a.json', { id: 'p1', name: 'Bot', attributes: server[0]!.attributes })], server, samples)[0]!.action).toBe('unchanged');
+  });
+
+  it('asks for the samples of the personas that files with samples describe, only', () => {
+    const files: PersonaFile[] = [
+      { path: 'a.json', persona: { name: 'Bot', attributes: {}, samples: [] } },
+      { path: 'b.json', persona: { id: 'p2', name: 'Other', attributes: {} } },
+      { path: 'c.json', persona: { name: 'New', attributes: {}, samples: [{ content: 'x' }] } },
+    ];
+    expect(personasWithFileSamples(files, server)).toEqual(['p1']);
   });
 });
 

@@ -135,7 +135,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio export and import', () => {
     ]);
     await dialog.getByText('Nothing can be imported until the files with problems are fixed or left out.').waitFor();
     expect(await dialog.getByText(/broken\.json/).count()).toBe(1);
-    await dialog.getByText('Problem: has unknown field "createdAt"; a persona has only id, name and attributes').waitFor();
+    await dialog.getByText('Problem: has unknown field "createdAt"; a persona has only id, name, attributes and samples').waitFor();
     expect(await dialog.getByRole('button', { name: /^Import \d/ }).isDisabled()).toBe(true);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     expect(await list()).toEqual(before);

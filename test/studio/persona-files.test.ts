@@ -24,9 +24,18 @@ describe('persona files', () => {
       { source: 'b.json [2]', problem: '"name" must be a non-empty string' },
     ]);
     expect(readPersonaFile('c.json', '{')[0]!.problem).toMatch(/^is not valid JSON/);
-    expect(readPersonaFile('d.json', '{"name":"A","etag":"1"}')[0]!.problem).toBe('has unknown field "etag"; a persona has only id, name and attributes');
+    expect(readPersonaFile('d.json', '{"name":"A","etag":"1"}')[0]!.problem).toBe('has unknown field "etag"; a persona has only id, name, attributes and samples');
     expect(readPersonaFile('e.json', '{"name":"A","attributes":[]}')[0]!.problem).toBe('"attributes" must be a JSON object');
     expect(readPersonaFile('f.json', '[]')[0]!.problem).toBe('holds an empty list');
+  });
+
+  it('checks a CLI file\'s samples as the CLI does, and leaves them out of what it imports', () => {
+    const text = JSON.stringify({ id: 'p1', name: 'A', attributes: {}, samples: [{ name: 'hi', content: 'Hello.', expect: { contains: ['Hello'] } }] });
+    expect(readPersonaFile('a.json', text)).toEqual([{ source: 'a.json', desired: { id: 'p1', name: 'A', attributes: {} } }]);
+    expect(readPersonaFile('b.json', '{"name":"A","samples":[{"id":"s1","content":"Hi"}]}')[0]!.problem).toBe(
+      '"samples"[0] has an "id": sample ids are the server\'s (an unchanged sample keeps its own); leave it out',
+    );
+    expect(readPersonaFile('c.json', '{"name":"A","samples":{}}')[0]!.problem).toBe('"samples" must be a list of { "name"?, "content", "expect"? }');
   });
 
   it('matches by id (an id not on the server is a problem, not a match by name), else by name, else creates; unchanged personas are left alone', () => {

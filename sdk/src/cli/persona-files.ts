@@ -1,23 +1,26 @@
 /**
- * Personas as files: one pretty JSON file per persona, `{ "id", "name", "attributes" }` in that
- * order with a trailing newline, so an export is byte-stable and a pull request shows only the
- * lines that changed.
+ * Personas as files: one pretty JSON file per persona, `{ "id", "name", "attributes", "samples"? }`
+ * in that order with a trailing newline, so an export is byte-stable and a pull request shows only
+ * the lines that changed. `samples` (file-samples.ts) is written when the persona has any.
  */
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Persona } from '../index.js';
+import { type FileSample, fileSamplesFrom } from './file-samples.js';
 
-/** What a file asks for. No `id` means "the persona with this name, or a new one". */
+/** What a file asks for. No `id` means "the persona with this name, or a new one"; no `samples`, "leave them as they are". */
 export interface DesiredPersona {
   id?: string;
   name: string;
   attributes: Record<string, unknown>;
+  samples?: FileSample[];
 }
 
 export type PersonaFile = { path: string; persona: DesiredPersona } | { path: string; problem: string };
 
-export function formatPersonaFile(persona: Persona): string {
-  return `${JSON.stringify({ id: persona.id, name: persona.name, attributes: persona.attributes }, null, 2)}\n`;
+export function formatPersonaFile(persona: Persona, samples: readonly FileSample[]): string {
+  const file = { id: persona.id, name: persona.name, attributes: persona.attributes, ...(samples.length === 0 ? {} : { samples }) };
+  return `${JSON.stringify(file, null, 2)}\n`;
 }
 
 function slugOf(name: string): string {
@@ -52,15 +55,17 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 
 /** Checks a parsed file against the persona shape; returns what is wrong, if anything. */
 function desiredFrom(value: unknown): DesiredPersona | string {
-  if (!isObject(value)) return 'must hold a JSON object { "id", "name", "attributes" }';
-  const unknown = Object.keys(value).filter((key) => !['id', 'name', 'attributes'].includes(key));
-  if (unknown.length > 0) return `unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a persona file holds only id, name and attributes`;
+  if (!isObject(value)) return 'must hold a JSON object { "id", "name", "attributes", "samples"? }';
+  const unknown = Object.keys(value).filter((key) => !['id', 'name', 'attributes', 'samples'].includes(key));
+  if (unknown.length > 0) return `unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a persona file holds only id, name, attributes and samples`;
   const { id, name, attributes = {} } = value;
   if (id !== undefined && (typeof id !== 'string' || id === '')) return '"id" must be a non-empty string (or left out to match by name)';
   if (typeof name !== 'string' || name.trim() === '') return '"name" must be a non-empty string';
   if (!isObject(attributes)) return '"attributes" must be a JSON object';
+  const samples = value.samples === undefined ? undefined : fileSamplesFrom(value.samples);
+  if (typeof samples === 'string') return samples;
   // The server trims names; comparing trimmed names keeps "  Bot " from looking like a change forever.
-  return { ...(id === undefined ? {} : { id }), name: name.trim(), attributes };
+  return { ...(id === undefined ? {} : { id }), name: name.trim(), attributes, ...(samples === undefined ? {} : { samples }) };
 }
 
 async function readPersonaFile(path: string, label: string, inFolder: boolean): Promise<PersonaFile> {

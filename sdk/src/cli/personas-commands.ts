@@ -1,10 +1,11 @@
 /** `personas export | import | diff`: personas as reviewable files. */
 import { mkdir } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { type Persona, PersonaRefineError, PreconditionFailedError } from '../index.js';
+import { type Persona, type PersonaRefine, PersonaRefineError, PreconditionFailedError } from '../index.js';
 import { parseCommand } from './args.js';
 import { describeError } from './describe-error.js';
-import { type PlanEntry, countActions, detailLines, patchFor, planImport, summaryLine } from './import-plan.js';
+import { type FileSample, fileSampleOf } from './file-samples.js';
+import { type PlanEntry, countActions, detailLines, patchFor, personasWithFileSamples, planImport, summaryLine } from './import-plan.js';
 import { type CliContext, UsageError } from './io.js';
 import { jsonEqual } from './json-diff.js';
 import { fileNamesFor, formatPersonaFile, readPersonaFiles } from './persona-files.js';
@@ -39,9 +40,10 @@ export async function exportPersonas(args: string[], { io, client }: CliContext)
     if (entry.action === 'error') io.stdout.write(`note: ${entry.path} left as is: ${entry.problem}\n`);
   }
   for (const persona of personas) {
+    const text = formatPersonaFile(persona, await fileSamples(client(), persona.id));
     const own = fileOf.get(persona.id);
-    if (own !== undefined) await replaceFile(join(dir, own), formatPersonaFile(persona));
-    else await writeNewPersonaFile(dir, persona);
+    if (own !== undefined) await replaceFile(join(dir, own), text);
+    else await writeNewPersonaFile(dir, persona, text);
   }
   io.stdout.write(`exported ${personas.length} persona${personas.length === 1 ? '' : 's'} to ${shownDir}\n`);
   return 0;
@@ -55,15 +57,23 @@ export async function listPersonas(args: string[], { io, client }: CliContext): 
   return 0;
 }
 
-async function writeNewPersonaFile(dir: string, persona: Persona): Promise<void> {
-  for (const name of fileNamesFor(persona)) if (await writeNewFile(join(dir, name), formatPersonaFile(persona))) return;
+/** The persona's samples as its file holds them. */
+async function fileSamples(client: PersonaRefine, id: string): Promise<FileSample[]> {
+  return (await client.personas.samples.get(id)).samples.map(fileSampleOf);
+}
+
+async function writeNewPersonaFile(dir: string, persona: Persona, text: string): Promise<void> {
+  for (const name of fileNamesFor(persona)) if (await writeNewFile(join(dir, name), text)) return;
   throw new Error(`no free file name for persona ${persona.id} in ${dir}; clear out the files named after it`);
 }
 
 async function planFor(path: string, { io, client }: CliContext): Promise<PlanEntry[]> {
   const files = await readPersonaFiles(resolve(io.cwd, path), path);
   if (files.length === 0) throw new UsageError(`${path} holds no .json files`);
-  return planImport(files, await client().personas.list());
+  const personas = await client().personas.list();
+  const samples = new Map<string, FileSample[]>();
+  for (const id of personasWithFileSamples(files, personas)) samples.set(id, await fileSamples(client(), id));
+  return planImport(files, personas, samples);
 }
 
 function describeCounts(plan: PlanEntry[]): string {
@@ -115,18 +125,36 @@ export async function importPersonas(args: string[], context: CliContext): Promi
   return failed === 0 ? 0 : 1;
 }
 
+const countSamples = (count: number) => (count === 1 ? '1 sample' : `${count} samples`);
+
 async function apply(entry: Change, { client }: CliContext): Promise<string> {
   const personas = client().personas;
   if (entry.action === 'create') {
     const created = await personas.create({ name: entry.desired.name, attributes: entry.desired.attributes });
-    return `created    ${entry.path} → ${created.id}`;
+    const samples = entry.desired.samples ?? [];
+    // A persona made a moment ago has no samples anyone else could have edited: no If-Match.
+    if (samples.length > 0) await personas.samples.replace(created.id, samples);
+    return `created    ${entry.path} → ${created.id}${samples.length > 0 ? `, ${countSamples(samples.length)}` : ''}`;
   }
-  // The plan was made from a listing; If-Match with a fresh ETag keeps us from overwriting an
-  // edit someone made since, and the comparison catches one made between listing and now.
-  const latest = await personas.get(entry.current.id);
-  if (latest.name !== entry.current.name || !jsonEqual(latest.attributes, entry.current.attributes)) {
-    throw new PreconditionFailedError({ message: 'changed on the server since the plan was made; run import again' });
+  const done: string[] = [];
+  if (entry.changes.length > 0) {
+    // The plan was made from a listing; If-Match with a fresh ETag keeps us from overwriting an
+    // edit someone made since, and the comparison catches one made between listing and now.
+    const latest = await personas.get(entry.current.id);
+    if (latest.name !== entry.current.name || !jsonEqual(latest.attributes, entry.current.attributes)) {
+      throw new PreconditionFailedError({ message: 'changed on the server since the plan was made; run import again' });
+    }
+    const updated = await personas.update(entry.current.id, patchFor(entry), { ifMatch: latest.etag });
+    done.push(`version ${updated.etag.replaceAll('"', '')}`);
   }
-  const updated = await personas.update(entry.current.id, patchFor(entry), { ifMatch: latest.etag });
-  return `updated    ${entry.path} → version ${updated.etag.replaceAll('"', '')}`;
+  if (entry.samples) {
+    // The same guard for the samples, with their own ETag (editing the persona does not change it).
+    const latest = await personas.samples.get(entry.current.id);
+    if (!jsonEqual(latest.samples.map(fileSampleOf), entry.samples.current)) {
+      throw new PreconditionFailedError({ message: `samples changed on the server since the plan was made; run import again${done.length > 0 ? ` (${done[0]} was applied)` : ''}` });
+    }
+    const replaced = await personas.samples.replace(entry.current.id, entry.desired.samples ?? [], { ifMatch: latest.etag });
+    done.push(countSamples(replaced.samples.length));
+  }
+  return `updated    ${entry.path} → ${done.join(', ')}`;
 }

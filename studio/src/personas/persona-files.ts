@@ -2,8 +2,13 @@
  * Personas as JSON files, in the format the SDK's CLI reads and writes: one pretty object
  * `{ "id", "name", "attributes" }` per persona with a trailing newline, or, for "export all",
  * an array of them. Importing matches a file's persona by its id if it has one, else by name, else creates it.
+ * The CLI's files may also hold the persona's `samples`: the studio checks them as the CLI does
+ * and leaves them out. It writes none either, and a file without `samples` leaves a persona's
+ * samples as they are, so a studio export imported with the CLI never wipes a set; samples are
+ * edited in the Evaluations view.
  */
 import type { Attributes, Persona } from '../api/types.js';
+import { fileSamplesFrom } from '../../../sdk/src/cli/file-samples.js';
 import { targetOf } from '../../../sdk/src/cli/import-target.js';
 import { isPlainObject, sameJson } from './attributes.js';
 
@@ -49,12 +54,15 @@ export interface ImportItem {
 
 function desiredFrom(value: unknown): DesiredPersona | string {
   if (!isPlainObject(value)) return 'must be a JSON object { "id", "name", "attributes" }';
-  const unknown = Object.keys(value).filter((key) => !['id', 'name', 'attributes'].includes(key));
-  if (unknown.length > 0) return `has unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a persona has only id, name and attributes`;
+  const unknown = Object.keys(value).filter((key) => !['id', 'name', 'attributes', 'samples'].includes(key));
+  if (unknown.length > 0) return `has unknown field ${unknown.map((key) => `"${key}"`).join(', ')}; a persona has only id, name, attributes and samples`;
   const { id, name, attributes = {} } = value;
   if (id !== undefined && (typeof id !== 'string' || id === '')) return '"id" must be a non-empty string, or left out';
   if (typeof name !== 'string' || name.trim() === '') return '"name" must be a non-empty string';
   if (!isPlainObject(attributes)) return '"attributes" must be a JSON object';
+  // Checked so a file the CLI would refuse is refused here too; not imported (see above).
+  const samples = value.samples === undefined ? undefined : fileSamplesFrom(value.samples);
+  if (typeof samples === 'string') return samples;
   // The service trims names; comparing trimmed names keeps " Bot " from looking changed forever.
   return { ...(id === undefined ? {} : { id }), name: name.trim(), attributes };
 }

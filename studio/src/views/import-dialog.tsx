@@ -85,6 +85,10 @@ export function ImportDialog({ api, onClose }: ImportDialogProps) {
       }
     >
       <p>Choose JSON files exported by the studio or by the CLI. A persona is matched by its id (a file with an id updates only that persona), else by its name, else created.</p>
+      <p class="hint">
+        Evaluation samples in a CLI file are not imported here: each persona keeps the samples it has. Edit them in its Evaluations view, or import
+        them with <code>persona-refine personas import</code>.
+      </p>
       <div class="field">
         <label for="import-files">Persona files (JSON)</label>
         <input
