@@ -4,6 +4,7 @@
  * the database. A row with a null status is a request still running.
  */
 import type { Kysely, Selectable } from 'kysely';
+import { precompiled } from './precompiled.js';
 import type { Database, IdempotencyKeysTable } from './schema.js';
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
@@ -16,24 +17,35 @@ export interface StoredResponse {
 }
 
 export class IdempotencyRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  // Every request with a key runs these two: compiled once (docs/performance.md, "How the service meets them").
+  private readonly insertRunning;
+  private readonly storeAnswer;
 
-  /** True when this call now owns the key. */
+  constructor(private readonly db: Kysely<Database>) {
+    this.insertRunning = precompiled(
+      db
+        .insertInto('idempotency_keys')
+        .values({ account_id: '', operation: '', key: '', request_hash: '', created_at: '', expires_at: '' })
+        .onConflict((oc) => oc.doNothing()),
+      6,
+    );
+    this.storeAnswer = precompiled(
+      db
+        .updateTable('idempotency_keys')
+        .set({ status: 0, response_headers: '', response_body: '' })
+        .where('account_id', '=', '')
+        .where('operation', '=', '')
+        .where('key', '=', ''),
+      6,
+    );
+  }
+
+  /** True when this call now owns the key. The columns left out (status, the answer) start null: running. */
   async tryBegin(scope: IdempotencyScope, requestHash: string, now: Date, ttlMs: number): Promise<boolean> {
-    const result = await this.db
-      .insertInto('idempotency_keys')
-      .values({
-        ...scope,
-        request_hash: requestHash,
-        status: null,
-        response_headers: null,
-        response_body: null,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + ttlMs).toISOString(),
-      })
-      .onConflict((oc) => oc.doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+    const result = await this.insertRunning(
+      this.db, scope.account_id, scope.operation, scope.key, requestHash, now.toISOString(), new Date(now.getTime() + ttlMs).toISOString(),
+    );
+    return Number(result.numAffectedRows ?? 0n) > 0;
   }
 
   find(scope: IdempotencyScope): Promise<IdempotencyRow | undefined> {
@@ -47,13 +59,7 @@ export class IdempotencyRepository {
   }
 
   async complete(scope: IdempotencyScope, response: StoredResponse): Promise<void> {
-    await this.db
-      .updateTable('idempotency_keys')
-      .set({ status: response.status, response_headers: JSON.stringify(response.headers), response_body: response.body })
-      .where('account_id', '=', scope.account_id)
-      .where('operation', '=', scope.operation)
-      .where('key', '=', scope.key)
-      .execute();
+    await this.storeAnswer(this.db, response.status, JSON.stringify(response.headers), response.body, scope.account_id, scope.operation, scope.key);
   }
 
   /**
