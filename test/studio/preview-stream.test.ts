@@ -85,7 +85,10 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, streamed', () => {
     await page.getByRole('button', { name: 'Stop' }).click();
     const stopped = page.getByRole('figure', { name: 'Stopped: what Friendly support had written' });
     await stopped.waitFor();
-    expect(await stopped.locator('.streamed-text').textContent()).toBe(partial);
+    // Pieces sent before the stall may still land between reading the pane and the click: what stays is at least what was seen, and only the answer.
+    const kept = (await stopped.locator('.streamed-text').textContent()) ?? '';
+    expect(kept.startsWith(partial)).toBe(true);
+    expect(FIXED.startsWith(kept)).toBe(true);
     await f.fake.waitForClientClose(f.fake.requests[0]!);
     expect(await page.getByRole('button', { name: 'Refine' }).isEnabled()).toBe(true);
     expect(await page.getByRole('alert').count()).toBe(0);
