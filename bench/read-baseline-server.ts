@@ -9,7 +9,7 @@
  */
 import { hash } from 'node:crypto';
 import Sqlite from 'better-sqlite3';
-import Fastify from 'fastify';
+import Fastify, { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import { pino } from 'pino';
 
 const [file, logFile] = process.argv.slice(2);
@@ -21,7 +21,16 @@ const keys = new Map<string, { accountId: string; until: number }>();
 
 const stream = pino.destination({ dest: logFile, sync: false, minLength: 4_096 });
 setInterval(() => stream.flush(), 1_000).unref();
-const app = Fastify({ logger: { level: 'info', stream }, disableRequestLogging: true });
+/** The service's one line per request (src/http/request-context.ts), written the same way: by Fastify's log controller. */
+class OneLine extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(_error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    reply.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
+  }
+}
+
+const app = Fastify({ logger: { level: 'info', stream }, logController: new OneLine() });
 
 app.get<{ Params: { id: string } }>('/v1/personas/:id', (request, reply) => {
   const token = /^Bearer[ ]+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
@@ -36,10 +45,6 @@ app.get<{ Params: { id: string } }>('/v1/personas/:id', (request, reply) => {
   const persona = personaById.get(key.accountId, request.params.id) as { id: string; name: string; attributes: string } | undefined;
   if (!persona) return reply.code(404).send({ error: 404, message: 'not found' });
   reply.type('application/json; charset=utf-8').send(`{"id":${JSON.stringify(persona.id)},"name":${JSON.stringify(persona.name)},"attributes":${persona.attributes}}`);
-});
-app.addHook('onResponse', (request, reply, done) => {
-  reply.log.info({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 100) / 100 }, 'request completed');
-  done();
 });
 
 const url = await app.listen({ port: 0, host: '127.0.0.1' });
