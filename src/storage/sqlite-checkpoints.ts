@@ -49,6 +49,8 @@ export function checkpointInBackground(path: string, everyMs: number, fallBack: 
   return {
     async stop() {
       stopped = true;
+      // Unreferenced, the process could exit while waiting here, with code 0, before a failed CLI command reported its error.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },
