@@ -91,7 +91,9 @@ describe('client.personas and client.check against a real server', () => {
     const verdict = await client.check({ personaId: persona.id, content });
     expect(verdict.passed).toBe(false);
     expect(verdict.violations.map((v) => [v.rule, content.slice(v.start, v.end)])).toEqual([['avoid', 'synergy']]);
-    expect(await client.check({ personaId: persona.id, content: 'All good.' })).toEqual({ passed: true, violations: [], warnings: [] });
+    expect(await client.check({ personaId: persona.id, content: 'All good.' })).toEqual({
+      passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [],
+    });
     await expect(client.check({ personaId: 'nope', content: 'x' })).rejects.toMatchObject({ status: 404, source: 'service' });
   });
 
@@ -103,7 +105,9 @@ describe('client.personas and client.check against a real server', () => {
     const lost: { rule: string; start: number; end: number }[] = verdict.violations.filter((v) => v.rule === 'preserve');
     expect(lost.map((v) => original.slice(v.start, v.end))).toEqual(['48213', '{{ship_date}}']);
     expect(verdict.violations.map((v) => v.rule)).toEqual(['avoid', 'preserve', 'preserve']);
-    expect(await client.check({ personaId: persona.id, content: 'Order 48213: {{first_name}}, {{ship_date}}.', original })).toEqual({ passed: true, violations: [], warnings: [] });
+    expect(await client.check({ personaId: persona.id, content: 'Order 48213: {{first_name}}, {{ship_date}}.', original })).toEqual({
+      passed: true, score: 100, scores: { rules: 100, facts: 100 }, violations: [], warnings: [],
+    });
   });
 
   it.each(['', '/', '/v1', '/v1/'])('accepts baseUrl with the suffix "%s"', async (suffix) => {
