@@ -260,7 +260,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const samples = new EvalSamples(new SampleRepository(storage.db), personas);
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
-      await v1.register(evalRoutes, { samples, evaluations, runner, budgets: keyBudgets });
+      await v1.register(evalRoutes, { bodyLimitBytes: config.bodyLimitBytes, samples, evaluations, runner, budgets: keyBudgets });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs), budgets: keyBudgets });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });

@@ -23,7 +23,7 @@ function fromFramework(error: FastifyError, request: FastifyRequest, bodyLimit: 
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new DomainError('payload_too_large', `request body must be at most ${bodyLimit} bytes`);
+      return new DomainError('payload_too_large', `request body must be at most ${request.routeOptions.bodyLimit ?? bodyLimit} bytes`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new DomainError('unsupported_media_type', 'Content-Type must be application/json');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -26,7 +26,15 @@ const tags = ['evaluations'];
 const errorRef = (description: string) => ({ description, ...Type.Ref('Error') });
 const samplesETag = { ETag: Type.String({ description: 'The samples\' version (`"3"`; `"0"` before any PUT): send it back in `If-Match`' }) };
 
+/**
+ * 200 samples of 20,000 characters are 12 MB of JSON at 3 bytes a character: the whole set must
+ * fit one body (docs/evaluations.md, "Samples").
+ */
+const SAMPLES_BODY_LIMIT = 16 * 1024 * 1024;
+
 export interface EvalRouteOptions {
+  /** BODY_LIMIT_BYTES: the samples' own limit never goes under it. */
+  bodyLimitBytes: number;
   samples: EvalSamples;
   evaluations: Evaluations;
   runner: EvalRunner;
@@ -44,7 +52,7 @@ function admissionFor(request: FastifyRequest, budgets: KeyBudgets): RefineAdmis
   };
 }
 
-export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (app, { samples, evaluations, runner, budgets }) => {
+export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (app, { bodyLimitBytes, samples, evaluations, runner, budgets }) => {
   runner.startBackground();
   // Before the server stops taking requests: the runs here end as interrupted, so their event streams end too.
   app.addHook('preClose', () => runner.close());
@@ -65,6 +73,7 @@ export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (ap
 
   app.put('/personas/:id/samples', {
     config: { scope: 'personas:write' },
+    bodyLimit: Math.max(bodyLimitBytes, SAMPLES_BODY_LIMIT),
     schema: {
       tags,
       summary: 'Replace the persona\'s evaluation samples',

@@ -98,6 +98,13 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect(await unknownId.json()).toEqual({ error: 400, message: 'samples.0.id "nope" is not one of this persona\'s samples; leave id out for a new sample' });
     const tooMany = await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: Array.from({ length: 201 }, () => ({ content: 'x' })) } });
     expect(tooMany.status).toBe(400);
+    // The documented maxima fit one body, in any script: 200 samples of 20,000 three-byte characters are 12 MB.
+    const largest = Array.from({ length: 200 }, (_, i) => ({ name: `sample ${i}`, content: `${i} ${'語'.repeat(19_990)}` }));
+    const full = await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: largest } });
+    expect(full.status).toBe(200);
+    expect((await full.json()).samples.map((sample: { content: string }) => sample.content)).toEqual(largest.map((sample) => sample.content));
+    const overLimit = await request(`/v1/personas/${id}/samples`, { method: 'PUT', body: `{"samples":[{"content":"${'x'.repeat(16 * 1024 * 1024)}"}]}`, headers: { 'content-type': 'application/json' } });
+    expect(await overLimit.json()).toEqual({ error: 413, message: `request body must be at most ${16 * 1024 * 1024} bytes` });
     const tooLong = await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'x'.repeat(20_001) }] } });
     expect(tooLong.status).toBe(400);
     expect((await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'x', colour: 1 }] } })).status).toBe(400);
