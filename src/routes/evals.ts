@@ -4,11 +4,13 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { EvalRunner, RefineAdmission } from '../evals/eval-runner.js';
 import type { Evaluations } from '../evals/evaluations.js';
+import { rateLimited } from '../errors.js';
 import type { EvalSamples, SampleSet } from '../evals/samples.js';
 import { actorOf } from '../http/auth.js';
 import type { KeyBudgets } from '../http/budgets.js';
 import { answeredError } from '../http/error-handler.js';
 import { EVENT_STREAM_HEADERS, EventStream } from '../http/event-stream.js';
+import { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import { commonErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import {
   CompareQuery,
@@ -32,6 +34,12 @@ const samplesETag = { ETag: Type.String({ description: 'The samples\' version (`
  */
 const SAMPLES_BODY_LIMIT = 16 * 1024 * 1024;
 
+/**
+ * Each open events stream reads the database every 0.5 s: one account's streams are capped per
+ * instance so they cannot load it for everyone (docs/evaluations.md, "Limits").
+ */
+export const EVENT_STREAMS_PER_ACCOUNT = 16;
+
 export interface EvalRouteOptions {
   /** BODY_LIMIT_BYTES: the samples' own limit never goes under it. */
   bodyLimitBytes: number;
@@ -53,6 +61,7 @@ function admissionFor(request: FastifyRequest, budgets: KeyBudgets): RefineAdmis
 }
 
 export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (app, { bodyLimitBytes, samples, evaluations, runner, budgets }) => {
+  const eventStreams = new ConcurrencyLimiter(EVENT_STREAMS_PER_ACCOUNT);
   runner.startBackground();
   // Before the server stops taking requests: the runs here end as interrupted, so their event streams end too.
   app.addHook('preClose', () => runner.close());
@@ -178,7 +187,8 @@ export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (ap
       description:
         'First what happened so far (a `result` per finished sample, then `progress`), then as it happens (read from the database every 0.5 s, ' +
         'so any instance answers): `result` (`EvalResult`), `progress` (`EvalProgressEvent`), and last `done` (`EvalDoneEvent`, the run completed) ' +
-        'or `error` (`EvalErrorEvent`: failed, cancelled or interrupted). `: keep-alive` comments every 15 s.',
+        'or `error` (`EvalErrorEvent`: failed, cancelled or interrupted). `: keep-alive` comments every 15 s. ' +
+        `An account may hold ${EVENT_STREAMS_PER_ACCOUNT} such streams open on an instance; one more is a 429 with \`Retry-After\`.`,
       params: EvalParams,
       response: {
         200: { description: 'The events', content: { 'text/event-stream': { schema: { type: 'string' } } } },
@@ -187,9 +197,17 @@ export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (ap
       },
     },
     handler: async (request, reply) => {
+      const release = eventStreams.tryAcquire(request.principal.accountId);
+      if (!release) throw rateLimited(`this account already has ${EVENT_STREAMS_PER_ACCOUNT} evaluation event streams open here; close one`, 5);
       const gone = new AbortController();
       reply.raw.once('close', () => gone.abort());
-      const events = await evaluations.events(request.principal.accountId, request.params.id, request.params.evalId, gone.signal);
+      let events: Awaited<ReturnType<Evaluations['events']>>;
+      try {
+        events = await evaluations.events(request.principal.accountId, request.params.id, request.params.evalId, gone.signal);
+      } catch (error) {
+        release();
+        throw error;
+      }
       const stream = new EventStream();
       void (async () => {
         try {
@@ -199,6 +217,7 @@ export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (ap
           answeredError(error, request);
         } finally {
           stream.end();
+          release();
         }
       })();
       return reply.code(200).headers(EVENT_STREAM_HEADERS).send(stream.body);

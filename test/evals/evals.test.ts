@@ -249,6 +249,34 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     fixture.fake.setBehaviour(replies([]));
   });
 
+  it('event streams: an account holds at most 16 open on an instance, the 17th is a 429 until they end', async () => {
+    fixture.fake.setBehaviour({ ...replies([]), mode: 'slow', delayMs: 2_000 });
+    const id = await newPersona();
+    const started = await (await start(id, { concurrency: 1 })).json();
+    const path = `/v1/personas/${id}/evals/${started.id}/events`;
+    const open = await Promise.all(Array.from({ length: 16 }, () => fixture.server.request(path)));
+    expect(open.map((response) => response.status)).toEqual(Array(16).fill(200));
+    const refused = await request(path);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toEqual({ error: 429, message: 'this account already has 16 evaluation event streams open here; close one' });
+    // Another account is not held back by this one's streams.
+    const other = await fixture.server.createAccount(`streams-${target.engine}`);
+    const theirs = (await (await request('/v1/personas', { method: 'POST', key: other, json: { name: 'Theirs' } })).json()).id as string;
+    expect((await request(`/v1/personas/${theirs}/samples`, { method: 'PUT', key: other, json: { samples: SAMPLES } })).status).toBe(200);
+    const theirRun = await (await request(`/v1/personas/${theirs}/evals`, { method: 'POST', key: other, json: { provider: 'rules' } })).json();
+    const theirEvents = await request(`/v1/personas/${theirs}/evals/${theirRun.id}/events`, { key: other });
+    expect(theirEvents.status).toBe(200);
+    expect(parseEventStream(await theirEvents.text()).at(-1)!.event).toBe('done');
+    // Once the run ends, every stream ends with it and frees its place.
+    await request(`/v1/personas/${id}/evals/${started.id}/cancel`, { method: 'POST' });
+    const ends = await Promise.all(open.map(async (response) => parseEventStream(await response.text()).at(-1)!.event));
+    expect(ends).toEqual(Array(16).fill('error'));
+    const again = await request(path);
+    expect(again.status).toBe(200);
+    fixture.fake.setBehaviour(replies([]));
+  });
+
   it('compare: per sample scores and delta; a fall of 10 that fails a sample is a regression; compare is not read as an id', async () => {
     fixture.fake.setBehaviour(replies([]));
     const id = await newPersona();

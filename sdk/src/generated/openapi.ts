@@ -3130,7 +3130,7 @@ export interface paths {
         };
         /**
          * Follow a run as server-sent events
-         * @description First what happened so far (a `result` per finished sample, then `progress`), then as it happens (read from the database every 0.5 s, so any instance answers): `result` (`EvalResult`), `progress` (`EvalProgressEvent`), and last `done` (`EvalDoneEvent`, the run completed) or `error` (`EvalErrorEvent`: failed, cancelled or interrupted). `: keep-alive` comments every 15 s.
+         * @description First what happened so far (a `result` per finished sample, then `progress`), then as it happens (read from the database every 0.5 s, so any instance answers): `result` (`EvalResult`), `progress` (`EvalProgressEvent`), and last `done` (`EvalDoneEvent`, the run completed) or `error` (`EvalErrorEvent`: failed, cancelled or interrupted). `: keep-alive` comments every 15 s. An account may hold 16 such streams open on an instance; one more is a 429 with `Retry-After`.
          */
         get: {
             parameters: {
