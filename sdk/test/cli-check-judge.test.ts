@@ -8,7 +8,7 @@ import { EXIT_BELOW_BAR } from '../src/cli/exit-codes.js';
 import { PersonaRefine } from '../src/index.js';
 import { runCli } from './helpers/cli.js';
 
-const JUDGE_KEY = 'sk-judge-Wq4Zt8Lr2Nx6Pc0Vb';
+const JUDGE_KEY = 'FAKE-judge-key-not-real-0001';
 
 describe('the judge through the CLI and the SDK', () => {
   let f: RefineFixture;

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 import { chromiumAvailable, screenshot, useSignedInStudio } from './studio-browser.js';
 
-const PROVIDER_KEY = 'sk-studio-judge-Hv83KdQ2';
+const PROVIDER_KEY = 'FAKE-studio-judge-key-0002';
 const MODEL = 'gpt-preview-judge';
 const REPLY = 'Hi there! Your order ships today, and we will write again when it is on its way.';
 /** What the fake judge answers: the schema allows exactly the persona's descriptive attributes, tone then audience. */
