@@ -9,7 +9,7 @@ import { parseCommand, wholeNumberIn } from './args.js';
 import { forEachBounded } from './bounded-pool.js';
 import { describeError } from './describe-error.js';
 import { EXIT_BELOW_BAR } from './exit-codes.js';
-import { findingsText } from './findings.js';
+import { scoreColumns, scoreRow } from './findings.js';
 import { type CliContext, UsageError, checkKeyVariable } from './io.js';
 import { type BatchCounts, Progress } from './progress.js';
 import { formatTable } from './table.js';
@@ -17,15 +17,7 @@ import { formatTable } from './table.js';
 /** Checks without a judge cost no provider call; with one, this many run at once. */
 const CONCURRENCY = 4;
 
-const COLUMNS = [
-  { title: 'file' },
-  { title: 'score', align: 'right' },
-  { title: 'rules', align: 'right' },
-  { title: 'facts', align: 'right' },
-  { title: 'voice', align: 'right' },
-  { title: 'passed' },
-  { title: 'findings' },
-] as const;
+const COLUMNS = scoreColumns('file');
 
 type Outcome = { file: string; verdict: CheckResult; passed: boolean } | { file: string; error: unknown };
 
@@ -95,8 +87,6 @@ function judgeFrom(provider: string | undefined, model: string | undefined, keyV
 }
 
 function rowOf(outcome: Outcome): string[] {
-  if ('error' in outcome) return [outcome.file, '-', '-', '-', '-', 'error', describeError(outcome.error)];
-  const { verdict } = outcome;
-  const { rules, facts, voice } = verdict.scores;
-  return [outcome.file, String(verdict.score), String(rules), String(facts), voice === undefined ? '-' : String(voice), outcome.passed ? 'yes' : 'no', findingsText(verdict.violations)];
+  if ('error' in outcome) return scoreRow(outcome.file, { error: describeError(outcome.error) });
+  return scoreRow(outcome.file, { ...outcome.verdict, passed: outcome.passed });
 }

@@ -6,7 +6,7 @@
 import type { EvalComparison, EvalResult, EvalRunWithResults, StartEvalInput } from '../index.js';
 import { parseCommand, positiveInteger, shareOf, wholeNumberIn } from './args.js';
 import { EXIT_BELOW_BAR } from './exit-codes.js';
-import { findingsText } from './findings.js';
+import { scoreColumns, scoreRow } from './findings.js';
 import { type CliContext, UsageError, checkKeyVariable } from './io.js';
 import { type BatchCounts, Progress } from './progress.js';
 import { PROVIDER_KEY_VARIABLE, providerKeyFor } from './refine-command.js';
@@ -15,15 +15,7 @@ import { formatTable } from './table.js';
 /** A run refines every sample, each up to the provider's timeout: the stream may stay open far longer than one call. */
 const RUN_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
-const COLUMNS = [
-  { title: 'sample' },
-  { title: 'score', align: 'right' },
-  { title: 'rules', align: 'right' },
-  { title: 'facts', align: 'right' },
-  { title: 'voice', align: 'right' },
-  { title: 'passed' },
-  { title: 'findings' },
-] as const;
+const COLUMNS = scoreColumns('sample');
 
 export async function evalCommand(args: string[], context: CliContext): Promise<number> {
   const { values, positionals } = parseCommand(args, {
@@ -99,9 +91,8 @@ const outcomeOf = (result: EvalResult) => (result.error ? 'failed ' : result.pas
 
 function rowOf(result: EvalResult, names: Map<string, string>): string[] {
   const name = names.get(result.sampleId) ?? result.sampleId;
-  if (result.error || result.scores === null || result.score === null) return [name, '-', '-', '-', '-', 'error', result.error?.message ?? 'no answer'];
-  const { rules, facts, voice } = result.scores;
-  return [name, String(result.score), String(rules), String(facts), voice === undefined ? '-' : String(voice), result.passed ? 'yes' : 'no', findingsText(result.violations)];
+  if (result.error || result.scores === null || result.score === null) return scoreRow(name, { error: result.error?.message ?? 'no answer' });
+  return scoreRow(name, { score: result.score, scores: result.scores, passed: result.passed, violations: result.violations });
 }
 
 interface Bars {
