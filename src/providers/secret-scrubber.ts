@@ -101,7 +101,8 @@ function formOf(forms: string[], size: number): Form {
     runs ??= new Set(comparables.flatMap(({ codes, length }) => Array.from({ length: Math.max(0, length - size + 1) }, (_, at) => runAt(codes, at, size))));
     return runs.has(run);
   };
-  return { size, hashes, isRun };
+  const spelled = comparables.map(({ codes, length }) => String.fromCharCode(...codes.subarray(0, length)));
+  return { size, hashes, isRun, contains: (run) => spelled.some((form) => form.includes(run)) };
 }
 
 /** The base64 of `secret` wherever it starts within a larger encoded value: drops the characters its neighbours share. */
@@ -117,6 +118,8 @@ interface Form {
   hashes: HashFilter;
   /** Whether a run whose hash matched is one of the key's runs. */
   isRun: (run: string) => boolean;
+  /** Whether `run` (comparable characters, shorter than `size`) occurs in the key's form: a window that may still complete. */
+  contains: (run: string) => boolean;
 }
 
 export class SecretScrubber {
@@ -147,17 +150,8 @@ export class SecretScrubber {
     for (const key of this.shortKeys) out = replaceIgnoringCase(out, key);
     if (this.forms.length === 0) return out;
     const { codes, length, origin } = comparable(out);
-    // The comparable positions to redact.
-    const covered = new Uint8Array(length);
-    let any = false;
-    for (const { size, hashes, isRun } of this.forms) {
-      eachWindow(codes, length, size, (at, hash) => {
-        if (!hashes.has(hash) || !isRun(runAt(codes, at, size))) return;
-        covered.fill(1, at, at + size);
-        any = true;
-      });
-    }
-    if (!any) return out;
+    const covered = this.covered(codes, length);
+    if (covered === undefined) return out;
     let result = '';
     let copiedTo = 0;
     for (let i = 0; i < length; ) {
@@ -172,6 +166,55 @@ export class SecretScrubber {
       i = j + 1;
     }
     return result + out.slice(copiedTo);
+  }
+
+  /**
+   * Where the scrubbing of `text` may still change once more text follows it (the start of a
+   * streamed answer), or `text.length`: the end of a key's fragment or short key that the next
+   * piece may complete, or a redacted run at the end that a next fragment would extend.
+   * What comes before is scrubbed for good.
+   */
+  undecidedFrom(text: string): number {
+    let from = text.length;
+    const lower = text.toLowerCase();
+    // Lower-casing can change a string's length outside ASCII; then hold all of it rather than guess.
+    if (this.shortKeys.length > 0 && lower.length !== text.length) return 0;
+    for (const key of this.shortKeys) {
+      for (let size = Math.min(key.length - 1, lower.length); size > 0; size--) {
+        if (!key.startsWith(lower.slice(lower.length - size))) continue;
+        from = Math.min(from, text.length - size);
+        break;
+      }
+    }
+    if (this.forms.length === 0) return from;
+    const { codes, length, origin } = comparable(text);
+    // The first comparable position a window completed by later text may cover.
+    let open = length;
+    const end = runAt(codes, Math.max(0, length - MIN_HEX_FRAGMENT), Math.min(length, MIN_HEX_FRAGMENT));
+    for (const { size, contains } of this.forms) {
+      for (let run = Math.min(size - 1, length); run > 0; run--) {
+        if (!contains(end.slice(end.length - run))) continue;
+        open = Math.min(open, length - run);
+        break;
+      }
+    }
+    // Such a window would join a redacted run ending just before it into one redaction.
+    const covered = this.covered(codes, length);
+    while (covered !== undefined && open > 0 && covered[open - 1] === 1) open--;
+    return open === length ? from : Math.min(from, origin[open] as number);
+  }
+
+  /** The comparable positions to redact, or undefined when there are none. */
+  private covered(codes: Uint8Array, length: number): Uint8Array | undefined {
+    let covered: Uint8Array | undefined;
+    for (const { size, hashes, isRun } of this.forms) {
+      eachWindow(codes, length, size, (at, hash) => {
+        if (!hashes.has(hash) || !isRun(runAt(codes, at, size))) return;
+        covered ??= new Uint8Array(length);
+        covered.fill(1, at, at + size);
+      });
+    }
+    return covered;
   }
 }
 

@@ -5,8 +5,10 @@
 
 import { REWRITE_TAG } from './prompt.js';
 
-const INTERJECTION = String.raw`(?:(?:sure|certainly|of course|okay|ok|absolutely|alright|no problem)\b[!.,]*\s*)?`;
-const REWRITE_ADJECTIVE = String.raw`(?:rewritten|refined|revised|reworded|rephrased|polished|edited|updated|improved)`;
+const INTERJECTIONS = ['sure', 'certainly', 'of course', 'okay', 'ok', 'absolutely', 'alright', 'no problem'];
+const REWRITE_ADJECTIVES = ['rewritten', 'refined', 'revised', 'reworded', 'rephrased', 'polished', 'edited', 'updated', 'improved'];
+const INTERJECTION = String.raw`(?:(?:${INTERJECTIONS.join('|')})\b[!.,]*\s*)?`;
+const REWRITE_ADJECTIVE = `(?:${REWRITE_ADJECTIVES.join('|')})`;
 const ANSWER_NOUN = String.raw`(?:text|version|message|copy|draft|response|reply|content)`;
 // The announcement must name the rewrite itself ("the refined version", "in Acme's voice"), so an
 // answer opening with "Here are the steps:" is not mistaken for one. Bounded repeats keep a long
@@ -74,10 +76,12 @@ export function answerStart(text: string): number {
   return at + (OPENING_TAG.exec(text.slice(at))?.[0].length ?? 0);
 }
 
-/** How a preamble can begin; while the first line still could, the answer's start is undecided. */
-const PREAMBLE_START = new RegExp(String.raw`^${INTERJECTION}(?:\*\*)?(?:here|below|the\b|${REWRITE_ADJECTIVE})`, 'i');
-/** Shorter than this, a first line may be the start of any opener ("No problem! He…"). */
-const SHORTEST_DECIDABLE_OPENING = 32;
+/**
+ * The words a preamble opens with after its interjection (PREAMBLE's two alternatives, each
+ * run of whitespace as one space): a first line that is, or may still become, one of these
+ * leaves the answer's start undecided.
+ */
+const ANNOUNCEMENTS = ["here's", 'here’s', 'here is', 'here are', 'below is', ...REWRITE_ADJECTIVES, ...REWRITE_ADJECTIVES.map((adjective) => `the ${adjective}`)];
 /** Longer than this, a first line cannot be a preamble (PREAMBLE bounds its two free runs to 120). */
 const LONGEST_PREAMBLE_LINE = 400;
 const WHOLE_FENCE_FIRST_LINE = /^```[\w+.-]*[ \t]*\r?\n/;
@@ -93,9 +97,7 @@ const FENCE_LINE_THEN_TEXT = /(?:^|\n)[ \t]*```[^\n]*\n[\s\S]*\S/;
 export function cleanupSettled(text: string): boolean {
   const start = text.trimStart();
   const newline = start.indexOf('\n');
-  if (newline === -1 && start.length < LONGEST_PREAMBLE_LINE && (start.length < SHORTEST_DECIDABLE_OPENING || PREAMBLE_START.test(start))) {
-    return false;
-  }
+  if (newline === -1 && start.length < LONGEST_PREAMBLE_LINE && mayOpenPreamble(start)) return false;
   let rest = stripPreamble(start).trim();
   // A preamble with nothing after it yet: the cleanup of the whole text (which trims first)
   // would keep it as the answer, so what follows decides.
@@ -112,6 +114,38 @@ export function cleanupSettled(text: string): boolean {
   if (rest === '') return false;
   const close = CLOSING_QUOTE[rest.charAt(0)];
   return close === undefined || quoteInside(rest, rest.charAt(0), close);
+}
+
+/**
+ * Whether some continuation of `line` (a first line, without its line break) opens the way
+ * PREAMBLE does: an optional interjection ("Sure! "), optional bold, then an announcement. Exact
+ * rather than a length bound, so an answer opening with anything else ("Thank you…") is shown
+ * from its first piece.
+ */
+function mayOpenPreamble(line: string): boolean {
+  const text = line.toLowerCase().replace(/\s+/gu, ' ');
+  const openings = [text];
+  for (const word of INTERJECTIONS) {
+    if (word.startsWith(text)) return true;
+    if (!text.startsWith(word) || /\w/u.test(text.charAt(word.length))) continue;
+    let at = word.length;
+    while ('!.,'.includes(text.charAt(at)) && at < text.length) at++;
+    if (text.charAt(at) === ' ') at++;
+    openings.push(text.slice(at));
+  }
+  return openings.some((opening) => {
+    const rest = opening.startsWith('**') ? opening.slice(2) : opening === '*' ? '' : opening;
+    return ANNOUNCEMENTS.some((announcement) => announcement.startsWith(rest) || rest.startsWith(announcement));
+  });
+}
+
+/**
+ * Where an echoed closing element may be starting at the end of `text` (which the cleanup
+ * would remove if nothing follows it), or `text.length`: a stream holds that part back.
+ */
+export function closingElementStart(text: string): number {
+  const at = text.lastIndexOf('<');
+  return at !== -1 && mayStillEnd(text.slice(at).trimEnd()) ? at : text.length;
 }
 
 /** A quote mark after the opening one with text after it: the answer is not one quoted span. */

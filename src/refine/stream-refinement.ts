@@ -15,10 +15,15 @@
  * of megabytes costs a few passes over it. The end compares what was shown with the
  * whole answer refined at once; if a bug ever made them differ, the true result wins
  * (`replaced`).
+ *
+ * Without rules only the cleanup and the scrubbing apply, and once the start is settled both
+ * act at the answer's end or on a key's fragments alone: everything else is shown as it
+ * arrives, mid-word included, so the first text leaves with the first piece that settles the
+ * start.
  */
 import { applyWordFixes, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
-import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled } from './output-cleanup.js';
+import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled, closingElementStart } from './output-cleanup.js';
 
 export interface StreamEnd {
   /** The text not shown yet, the sign-off included ('' when replaced). */
@@ -59,6 +64,9 @@ export class StreamRefinement {
   private settledAt = 0;
   /** The last paragraph start (in the tail) tried as an anchor. */
   private triedAnchor = 0;
+  /** Without rules: the text not shown yet, and its length at the last look. */
+  private pending = '';
+  private pendingAtLook = 0;
 
   /** `rules` undefined: the persona has none, and only the cleanup applies. */
   constructor(
@@ -69,7 +77,7 @@ export class StreamRefinement {
     private readonly scrubber?: SecretScrubber,
   ) {
     if (rules === undefined) {
-      this.heldWords = 1;
+      this.heldWords = 0;
     } else {
       const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
       let longest = 1;
@@ -81,6 +89,7 @@ export class StreamRefinement {
   /** Adds the next piece of the answer; returns the text that can be shown now ('' for none). */
   push(piece: string): string {
     this.raw += piece;
+    if (this.rules === undefined) return this.showPlain(piece);
     this.tail += piece;
     // Nothing settles before a word ends.
     if (!WHITESPACE.test(piece)) return '';
@@ -103,6 +112,40 @@ export class StreamRefinement {
     const rest = result.text.slice(this.shown.length);
     this.shown += rest;
     return { rest, response: this.shown, violations: result.remaining, replaced: false };
+  }
+
+  /**
+   * Without rules: all that has arrived but the trailing blanks, a closing element in the
+   * making and what the scrubber may still redact. A look costs the text not shown yet; when
+   * that keeps growing (a held part no piece settles), a look waits for a quarter more of it.
+   */
+  private showPlain(piece: string): string {
+    this.pending += piece;
+    if (this.pending.length - this.pendingAtLook < this.pending.length >> SETTLE_EVERY_FRACTION_SHIFT) return '';
+    this.pendingAtLook = this.pending.length;
+    if (!this.startSettled) {
+      if (!cleanupSettled(this.pending)) return '';
+      this.startSettled = true;
+      this.pending = this.pending.slice(answerStart(this.pending));
+    }
+    // The cleanup trims what follows a preamble or an echoed opening element.
+    if (this.shown === '') this.pending = this.pending.trimStart();
+    const pending = this.pending;
+    const visible = pending.trimEnd();
+    let cut = visible.slice(0, closingElementStart(visible)).trimEnd().length;
+    if (this.scrubber !== undefined) cut = Math.min(cut, this.scrubber.undecidedFrom(pending));
+    if (cut === 0) return '';
+    let delta = pending.slice(0, cut);
+    const scrubbed = this.scrubber?.scrub(pending) ?? pending;
+    if (scrubbed !== pending) {
+      delta = (this.scrubber as SecretScrubber).scrub(delta);
+      // A fragment of a key across the cut, already whole: shown once the cut has moved past it.
+      if (!scrubbed.startsWith(delta)) return '';
+    }
+    this.pending = pending.slice(cut);
+    this.pendingAtLook = this.pending.length;
+    this.shown += delta;
+    return delta;
   }
 
   private clean(text: string): string {

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
 import { REWRITE_TAG } from '../../src/refine/prompt.js';
+import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import { StreamRefinement } from '../../src/refine/stream-refinement.js';
 import { enforce, rulesFromAttributes } from '../../src/rules/index.js';
 
@@ -89,6 +90,29 @@ describe('the streaming invariant', () => {
         expect(end.replaced).toBe(false);
         expect(deltas.join('') + end.rest).toBe(end.response);
         expect(end.response).toBe(expected);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it(`holds for ${RUNS} generated answers without rules, with the provider key written into them, however split`, () => {
+    const key = 'FAKE-openai-key-9f8e7d6c5b4a';
+    const scrubber = new SecretScrubber([key]);
+    const keyForms = fc.constantFrom(key, key.toUpperCase(), key.slice(3, 15), key.split('').join(' '), encodeURIComponent(key), Buffer.from(key).toString('base64'));
+    const withKey = fc.tuple(body, fc.array(fc.tuple(fc.nat(), keyForms), { maxLength: 2 })).map(([text, inserts]) =>
+      inserts.reduce((current, [at, form]) => `${current.slice(0, at % (current.length + 1))}${form}${current.slice(at % (current.length + 1))}`, text),
+    );
+    fc.assert(
+      fc.property(withKey, wrappers, fc.array(fc.nat(), { maxLength: 40 }), (text, wraps, seeds) => {
+        const answer = wraps.reduce(wrap, text);
+        const expected = scrubber.scrub(cleanModelOutput(answer));
+        const refinement = new StreamRefinement(undefined, undefined, scrubber);
+        const deltas = splitAt(answer, seeds).map((piece) => refinement.push(piece));
+        const end = refinement.finish();
+        expect(end.replaced).toBe(false);
+        expect(deltas.join('') + end.rest).toBe(expected);
+        expect(end.response).toBe(expected);
+        for (const delta of deltas) expect(delta).not.toMatch(/9f8e7d|9F8E7D/);
       }),
       { numRuns: RUNS },
     );

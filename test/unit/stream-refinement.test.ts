@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
+import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import { StreamRefinement } from '../../src/refine/stream-refinement.js';
 import { enforce, rulesFromAttributes } from '../../src/rules/index.js';
 
@@ -108,6 +109,35 @@ describe('stream refinement', () => {
     const answer = 'Run `acme sync --customers github` now, customers.';
     const { deltas } = stream(answer.split(/(?<= )/));
     expect(deltas.join('')).toBe(nonStreamed(answer));
+  });
+
+  it('without rules, shows each piece as it arrives once the start is settled, mid-word included', () => {
+    const refinement = new StreamRefinement(undefined);
+    expect(['Than', 'k yo', 'u fo', 'r wr', 'itin', 'g.  '].map((piece) => refinement.push(piece))).toEqual(['Than', 'k yo', 'u fo', 'r wr', 'itin', 'g.']);
+    expect(refinement.finish()).toMatchObject({ rest: '', response: 'Thank you for writing.', replaced: false });
+  });
+
+  it('without rules, holds an opening only while it may still become a preamble', () => {
+    const opening = new StreamRefinement(undefined);
+    expect(['The', ' w', 'eather'].map((piece) => opening.push(piece))).toEqual(['', 'The w', 'eather']);
+    const preamble = new StreamRefinement(undefined);
+    const deltas = ['Su', 're! ', 'Here', ' is the re', 'written text:', '\n\n', 'Ahoy', ' there'].map((piece) => preamble.push(piece));
+    expect(deltas.join('')).toBe('Ahoy there');
+    expect(deltas.slice(0, 6).join('')).toBe('');
+  });
+
+  it('without rules, holds back a closing element in the making and what may become a fragment of the key', () => {
+    const key = 'FAKE-openai-key-9f8e7d6c5b4a';
+    const scrubber = new SecretScrubber([key]);
+    const refinement = new StreamRefinement(undefined, undefined, scrubber);
+    const pieces = ['Done. Your secret ', '9f8e', '7d6c is set.', '</text-to-', 'rewrite>'];
+    const deltas = pieces.map((piece) => refinement.push(piece));
+    const end = refinement.finish();
+    expect(deltas.join('') + end.rest).toBe(scrubber.scrub(cleanModelOutput(pieces.join(''))));
+    expect(end.response).toMatch(/^Done\. Your secret \[redacted\] is set\.$/);
+    expect(deltas.join('')).not.toContain('9f8e');
+    expect(deltas.join('')).not.toContain('<');
+    expect(end.replaced).toBe(false);
   });
 
   it('without rules, only the cleanup applies', () => {
