@@ -152,7 +152,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const budgets: BudgetStore = redis
     ? new RedisBudgetStore(redis, reservationMs, memoryBudgets, (message) => app.log.warn(message))
     : memoryBudgets;
-  const idempotencyStore = new IdempotencyRepository(storage.db);
+  const idempotencyStore = new IdempotencyRepository(storage.db, storage.engine);
   const secrets = new SecretRepository(storage.db);
   const idempotencyOptions = {
     store: idempotencyStore, waitMs: config.providerTimeoutMs + 5_000, staleAfterMs: config.providerTimeoutMs + 60_000,

@@ -3,7 +3,8 @@
  * whichever request inserts the row first owns it, on every instance sharing
  * the database. A row with a null status is a request still running.
  */
-import type { Kysely, Selectable } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Engine } from './database.js';
 import { precompiled } from './precompiled.js';
 import type { Database, IdempotencyKeysTable } from './schema.js';
 
@@ -21,12 +22,21 @@ export class IdempotencyRepository {
   private readonly insertRunning;
   private readonly storeAnswer;
 
-  constructor(private readonly db: Kysely<Database>) {
+  constructor(
+    private readonly db: Kysely<Database>,
+    engine: Engine,
+  ) {
+    // On PostgreSQL these two commit without waiting for the WAL to reach the disk (docs/storage-and-reliability.md,
+    // "Durability"). Evaluated for the row written, so it is local to that statement's own transaction and applies
+    // to its commit alone, with no round trip of its own; the connection goes back to the pool synchronous.
+    const asynchronousCommit = engine === 'postgres';
+    const commitWithoutFlush = sql<string>`set_config('synchronous_commit', 'off', true)`.as('synchronous_commit');
     this.insertRunning = precompiled(
       db
         .insertInto('idempotency_keys')
         .values({ account_id: '', operation: '', key: '', request_hash: '', created_at: '', expires_at: '' })
-        .onConflict((oc) => oc.doNothing()),
+        .onConflict((oc) => oc.doNothing())
+        .$if(asynchronousCommit, (q) => q.returning(commitWithoutFlush)),
       6,
     );
     this.storeAnswer = precompiled(
@@ -35,7 +45,8 @@ export class IdempotencyRepository {
         .set({ status: 0, response_headers: '', response_body: '' })
         .where('account_id', '=', '')
         .where('operation', '=', '')
-        .where('key', '=', ''),
+        .where('key', '=', '')
+        .$if(asynchronousCommit, (q) => q.returning(commitWithoutFlush)),
       6,
     );
   }
