@@ -1,6 +1,6 @@
 /**
  * The persona use cases. Rows stay rows until the edge: attributes are kept as
- * the JSON text that was stored; the HTTP edge parses it for the response schema
+ * the JSON text that was stored; the HTTP edge splices it into the body as stored
  * (docs/http-contract.md, "Response bodies").
  */
 import { notFound, preconditionFailed } from '../errors.js';
