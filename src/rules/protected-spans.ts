@@ -103,16 +103,22 @@ export function findCode(text: string): ProtectedSpan[] {
  * `https://acme.com/orders/{{ id }}` is one address.
  */
 export function findAddresses(text: string): ProtectedSpan[] {
-  // Each pattern is tried at every word of the text, which costs more than the
-  // substring searches that show most prose has no address of that kind at all.
+  // Each pattern tried at every position of a text cost more than all the other rules
+  // together, so it runs only on the words that hold what every match of it holds.
   const spans: ProtectedSpan[] = [];
-  if (URL_HINT.test(text)) appendAll(spans, collect(text, URL, 'url', trimUrlEnd));
-  if (text.includes('@')) appendAll(spans, collect(text, EMAIL, 'email', trimUrlEnd));
-  if (hasDotInsideWord(text)) appendAll(spans, collect(text, HOST, 'url', trimUrlEnd));
+  if (URL_HINT.test(text)) appendAll(spans, collectInWords(text, URL_HINTS, URL));
+  if (text.includes('@')) appendAll(spans, collectInWords(text, AT_SIGNS, EMAIL, 'email'));
+  if (hasDotInsideWord(text)) appendAll(spans, collectInWords(text, DOTS, HOST));
   return spans;
 }
 
+/** The patterns themselves, for the test that compares the word-by-word scan with a scan of the whole text. */
+export const ADDRESS_PATTERNS: Readonly<Record<'url' | 'email' | 'host', RegExp>> = { url: URL, email: EMAIL, host: HOST };
+
 const URL_HINT = /:\/\/|mailto:|www\./i;
+const URL_HINTS = new RegExp(URL_HINT.source, 'gi');
+const AT_SIGNS = /@/g;
+const DOTS = /\./g;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /** "acme.com" has one; "The end. Next" has none. Every host name needs one. */
@@ -121,6 +127,38 @@ function hasDotInsideWord(text: string): boolean {
     if (WORD_CHAR.test(text[dot - 1]!) && WORD_CHAR.test(text[dot + 1] ?? '')) return true;
   }
   return false;
+}
+
+/**
+ * The matches of `pattern` (trimmed like a URL's end) in the words of `text` that hold a
+ * match of `hint`. Equal to matching the whole text: no address holds a blank, and the
+ * patterns look around only at letters and address punctuation, which a blank is not.
+ * Single-threaded use, so the shared stateful patterns are safe once `lastIndex` is reset.
+ */
+function collectInWords(text: string, hint: RegExp, pattern: RegExp, kind: ProtectedKind = 'url'): ProtectedSpan[] {
+  const spans: ProtectedSpan[] = [];
+  hint.lastIndex = 0;
+  for (let found = hint.exec(text); found !== null; found = hint.exec(text)) {
+    let start = found.index;
+    while (start > 0 && !isBlank(text.charCodeAt(start - 1))) start--;
+    let end = found.index + found[0].length;
+    while (end < text.length && !isBlank(text.charCodeAt(end))) end++;
+    const word = text.slice(start, end);
+    pattern.lastIndex = 0;
+    for (let match = pattern.exec(word); match !== null; match = pattern.exec(word)) {
+      const kept = trimUrlEnd(match[0]);
+      if (kept.length > 0) spans.push({ kind, start: start + match.index, end: start + match.index + kept.length });
+    }
+    hint.lastIndex = end;
+  }
+  return spans;
+}
+
+const BLANK = /\s/;
+
+/** Exactly the characters `\s` matches (ASCII ones without a regular expression). */
+function isBlank(code: number): boolean {
+  return code === 0x20 || (code >= 0x09 && code <= 0x0d) || (code >= 0x80 && BLANK.test(String.fromCharCode(code)));
 }
 
 /**
