@@ -108,7 +108,7 @@ export function findAddresses(text: string): ProtectedSpan[] {
   const spans: ProtectedSpan[] = [];
   if (URL_HINT.test(text)) appendAll(spans, collectInWords(text, URL_HINTS, URL));
   if (text.includes('@')) appendAll(spans, collectInWords(text, AT_SIGNS, EMAIL, 'email'));
-  if (hasDotInsideWord(text)) appendAll(spans, collectInWords(text, DOTS, HOST));
+  if (hasDotInsideWord(text)) appendAll(spans, collectInWords(text, DOTS_BEFORE_LETTERS, HOST));
   return spans;
 }
 
@@ -118,7 +118,8 @@ export const ADDRESS_PATTERNS: Readonly<Record<'url' | 'email' | 'host', RegExp>
 const URL_HINT = /:\/\/|mailto:|www\./i;
 const URL_HINTS = new RegExp(URL_HINT.source, 'gi');
 const AT_SIGNS = /@/g;
-const DOTS = /\./g;
+/** A host name's dots are followed by a label or its top-level domain, which a sentence's last dot is not. */
+const DOTS_BEFORE_LETTERS = /\.(?=[\p{L}\p{N}])/gu;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
 
 /** "acme.com" has one; "The end. Next" has none. Every host name needs one. */
