@@ -165,8 +165,7 @@ function quoteInside(text: string, open: string, close: string): boolean {
 function mayStillEnd(after: string): boolean {
   return after === '' || `</${REWRITE_TAG}>`.startsWith(after) || CLOSING_TAG_ALONE.test(after);
 }
-const CLOSING_TAG_ALONE = new RegExp(String.raw`^</${REWRITE_TAG}[^>
-]*>?$`);
+const CLOSING_TAG_ALONE = new RegExp(String.raw`^</${REWRITE_TAG}\b[^>\n]*>?$`);
 
 function stripPreamble(text: string): string {
   const match = PREAMBLE.exec(text);

@@ -140,6 +140,18 @@ describe('stream refinement', () => {
     expect(end.replaced).toBe(false);
   });
 
+  it('holds back an echoed closing element with attributes, in pieces, which the cleanup removes', () => {
+    const pieces = ['Thank you for writing. ', 'We will answer soon.', ' </text-to-rewrite', ' lang="en"', '>'];
+    for (const [withRules, expected] of [[undefined, 'Thank you for writing. We will answer soon.'], [rules, nonStreamed(pieces.join(''))]] as const) {
+      const refinement = new StreamRefinement(withRules);
+      const deltas = pieces.map((piece) => refinement.push(piece));
+      const end = refinement.finish();
+      expect(deltas.join('')).not.toContain('<');
+      expect(end.replaced).toBe(false);
+      expect(deltas.join('') + end.rest).toBe(expected);
+    }
+  });
+
   it('without rules, only the cleanup applies', () => {
     const refinement = new StreamRefinement(undefined);
     const { deltas, end } = stream(['Plain ', 'text with customers ', 'and github.  '], refinement);
