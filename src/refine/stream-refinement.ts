@@ -58,7 +58,8 @@ export class StreamRefinement {
   private shown = '';
   private anchored = false;
   private startSettled = false;
-  private readonly heldWords: number;
+  /** With rules: the rules, and how many last words a look holds back. */
+  private readonly fixes: { rules: PersonaRules; heldWords: number } | undefined;
   private headCut = -1;
   private head = '';
   private settledAt = 0;
@@ -70,33 +71,31 @@ export class StreamRefinement {
 
   /** `rules` undefined: the persona has none, and only the cleanup applies. */
   constructor(
-    private readonly rules: PersonaRules | undefined,
+    rules: PersonaRules | undefined,
     /** The content's items the answer must keep (the preserve rule), checked at the end. */
     private readonly original?: PreservedOriginal,
     /** The request's provider keys, removed from the answer like from any provider text. */
     private readonly scrubber?: SecretScrubber,
   ) {
-    if (rules === undefined) {
-      this.heldWords = 0;
-    } else {
-      const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
-      let longest = 1;
-      for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
-      this.heldWords = longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2;
-    }
+    if (rules === undefined) return;
+    const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
+    let longest = 1;
+    for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
+    this.fixes = { rules, heldWords: longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2 };
   }
 
   /** Adds the next piece of the answer; returns the text that can be shown now ('' for none). */
   push(piece: string): string {
     this.raw += piece;
-    if (this.rules === undefined) return this.showPlain(piece);
+    const fixes = this.fixes;
+    if (fixes === undefined) return this.showPlain(piece);
     this.tail += piece;
     // Nothing settles before a word ends.
     if (!WHITESPACE.test(piece)) return '';
     const since = this.tail.length - this.settledAt;
     if (since < this.tail.length >> SETTLE_EVERY_FRACTION_SHIFT || (since < SETTLE_EVERY_CHARS && !piece.includes('\n'))) return '';
     this.settledAt = this.tail.length;
-    return this.settle();
+    return this.settle(fixes.rules, fixes.heldWords);
   }
 
   /** Adds a piece without looking for text to show: for an answer collected whole. */
@@ -107,7 +106,7 @@ export class StreamRefinement {
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
     const cleaned = this.clean(cleanModelOutput(this.raw));
-    const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
+    const result = this.fixes === undefined ? { text: cleaned, remaining: [] } : enforce(this.fixes.rules, cleaned, this.original);
     if (!result.text.startsWith(this.shown)) return { rest: '', response: result.text, violations: result.remaining, replaced: true };
     const rest = result.text.slice(this.shown.length);
     this.shown += rest;
@@ -153,23 +152,22 @@ export class StreamRefinement {
   }
 
   /** The refined form of the part after the anchor: the whole cleanup before the first anchor, only the end's after. */
-  private transform(part: string): string {
-    const cleaned = this.clean(this.anchored ? cleanAnswerEnd(part) : cleanModelOutput(part));
-    return this.rules === undefined ? cleaned : applyWordFixes(this.rules, cleaned).text;
+  private transform(rules: PersonaRules, part: string): string {
+    return applyWordFixes(rules, this.clean(this.anchored ? cleanAnswerEnd(part) : cleanModelOutput(part))).text;
   }
 
-  private settle(): string {
+  private settle(rules: PersonaRules, heldWords: number): string {
     if (!this.startSettled) {
       if (!cleanupSettled(this.tail)) return '';
       this.startSettled = true;
     }
-    const cut = cutBeforeLastWords(this.tail, this.heldWords);
+    const cut = cutBeforeLastWords(this.tail, heldWords);
     if (cut <= (this.anchored ? 0 : answerStart(this.tail))) return '';
     if (cut !== this.headCut) {
       this.headCut = cut;
-      this.head = this.transform(this.tail.slice(0, cut));
+      this.head = this.transform(rules, this.tail.slice(0, cut));
     }
-    const full = this.transform(this.tail);
+    const full = this.transform(rules, this.tail);
     // Where the text up to the cut and the whole text agree, no later word can change it.
     let end = Math.min(commonPrefixLength(this.head, full), openConstructStart(full));
     while (end > 0 && WHITESPACE.test(full.charAt(end - 1))) end--;
@@ -179,7 +177,7 @@ export class StreamRefinement {
     const delta = full.slice(this.tailShown.length, end);
     this.tailShown += delta;
     this.shown += delta;
-    this.moveAnchor(full, cut);
+    this.moveAnchor(rules, full, cut);
     return delta;
   }
 
@@ -188,7 +186,7 @@ export class StreamRefinement {
    * and before the cut, outside any fenced block, when the part from there refines, on its
    * own, to exactly the rest of `full`: then nothing before it can change any more.
    */
-  private moveAnchor(full: string, cut: number): void {
+  private moveAnchor(rules: PersonaRules, full: string, cut: number): void {
     const rawAt = lastParagraphStart(this.tail, cut);
     const outAt = lastParagraphStart(full, this.tailShown.length);
     // Each candidate is tried once: a failed one is retried only when a later paragraph starts.
@@ -197,7 +195,7 @@ export class StreamRefinement {
     const rest = this.tail.slice(rawAt);
     const wasAnchored = this.anchored;
     this.anchored = true;
-    if (this.transform(rest) !== full.slice(outAt)) {
+    if (this.transform(rules, rest) !== full.slice(outAt)) {
       this.anchored = wasAnchored;
       return;
     }

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { serverSentEventData } from '../../src/providers/wire/server-sent-events.js';
 import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
+import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import { StreamRefinement } from '../../src/refine/stream-refinement.js';
 import { enforce, preservedOriginal, rulesFromAttributes } from '../../src/rules/index.js';
 
@@ -74,5 +75,28 @@ describe('linear in the input', () => {
     expect(result).toBe(whole(text.large));
     expect(streamedLarge / 8).toBeLessThan((streamedSmall / 1) * 1.6);
     expect(streamedLarge).toBeLessThan(wholeLarge * 10);
+  }, 120_000);
+
+  it('without rules, a held part that never settles (a closing element of megabytes without its ">") costs CPU per MiB no more than a 1 MiB one', async () => {
+    const key = 'sk-linear-held-part-0123456789abcdef';
+    const run = (size: number) => {
+      const refinement = new StreamRefinement(undefined, undefined, new SecretScrubber([key]));
+      const pieces = ['Our members use GitHub daily.', ' More soon. </text-to-rewrite', ...(` ${'x'.repeat(63)}`.repeat(size / 64).match(/[\s\S]{1,64}/g) ?? [])];
+      let shown = '';
+      for (const piece of pieces) shown += refinement.push(piece);
+      const end = refinement.finish();
+      return { shown, end, whole: new SecretScrubber([key]).scrub(cleanModelOutput(pieces.join(''))) };
+    };
+    let small: ReturnType<typeof run> | undefined;
+    let large: ReturnType<typeof run> | undefined;
+    const smallMs = await cpuMs(() => (small = run(MiB)));
+    const largeMs = await cpuMs(() => (large = run(8 * MiB)));
+    console.log(`CPU: held part of 1 MiB ${smallMs.toFixed(0)} ms, 8 MiB ${largeMs.toFixed(0)} ms`);
+    for (const result of [small, large]) {
+      // What was shown before the element began, the rest (the element and its megabytes) at the end.
+      expect(result?.shown).toBe('Our members use GitHub daily. More soon.');
+      expect(`${result?.shown}${result?.end.rest}`).toBe(result?.whole);
+    }
+    expect(largeMs / 8).toBeLessThan(Math.max(smallMs, 5) * 1.6);
   }, 120_000);
 });
