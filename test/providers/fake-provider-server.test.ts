@@ -70,5 +70,6 @@ describe('fake provider server', () => {
     } finally {
       await busy.close();
     }
-  });
+    // 2,000 connections opened at once take seconds on a loaded 2-core machine.
+  }, 120_000);
 });

@@ -63,7 +63,8 @@ describe.each(formats)('%s streaming', (id) => {
     const error = await domainRejection(collect(stream));
     expect(error).toMatchObject({ code: 'provider_timeout', status: 504 });
     expect(error.message).toBe(`provider "${id}" did not answer within 600 ms`);
-    expect(Date.now() - started).toBeLessThan(600 + 400);
+    // The stall never ends: any bound well short of the test's timeout proves the deadline ended it.
+    expect(Date.now() - started).toBeLessThan(600 + 2_000);
     await fake.waitForClientClose(fake.requests[0] as RecordedRequest);
   });
 

@@ -7,7 +7,8 @@ describe('event stream body', () => {
     let text = '';
     events.body.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     events.send('delta', { text: 'line one\nline two "quoted"' });
-    await new Promise((resolve) => setTimeout(resolve, 90));
+    // Two keep-alives while idle; waited for rather than timed, as timers fire late on a loaded machine.
+    while (text.split(': keep-alive\n\n').length - 1 < 2) await new Promise((resolve) => setTimeout(resolve, 20));
     events.send('done', { response: 'x' });
     events.end();
     await new Promise((resolve) => events.body.once('end', resolve));
