@@ -16,12 +16,13 @@
  * whole answer refined at once; if a bug ever made them differ, the true result wins
  * (`replaced`).
  *
- * Without rules only the cleanup and the scrubbing apply, and once the start is settled both
+ * When the rules change no text (none, or only checks such as `preserve`, run at the end), only
+ * the cleanup and the scrubbing apply in flight, and once the start is settled both
  * act at the answer's end or on a key's fragments alone: everything else is shown as it
  * arrives, mid-word included, so the first text leaves with the first piece that settles the
  * start.
  */
-import { applyWordFixes, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { applyWordFixes, changesText, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled, closingElementStart } from './output-cleanup.js';
 
@@ -58,26 +59,26 @@ export class StreamRefinement {
   private shown = '';
   private anchored = false;
   private startSettled = false;
-  /** With rules: the rules, and how many last words a look holds back. */
+  /** With rules that change text: those rules, and how many last words a look holds back. */
   private readonly fixes: { rules: PersonaRules; heldWords: number } | undefined;
   private headCut = -1;
   private head = '';
   private settledAt = 0;
   /** The last paragraph start (in the tail) tried as an anchor. */
   private triedAnchor = 0;
-  /** Without rules: the text not shown yet, and its length at the last look. */
+  /** Without fixes: the text not shown yet, and its length at the last look. */
   private pending = '';
   private pendingAtLook = 0;
 
   /** `rules` undefined: the persona has none, and only the cleanup applies. */
   constructor(
-    rules: PersonaRules | undefined,
+    private readonly rules: PersonaRules | undefined,
     /** The content's items the answer must keep (the preserve rule), checked at the end. */
     private readonly original?: PreservedOriginal,
     /** The request's provider keys, removed from the answer like from any provider text. */
     private readonly scrubber?: SecretScrubber,
   ) {
-    if (rules === undefined) return;
+    if (rules === undefined || !changesText(rules)) return;
     const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
     let longest = 1;
     for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
@@ -106,7 +107,7 @@ export class StreamRefinement {
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
     const cleaned = this.clean(cleanModelOutput(this.raw));
-    const result = this.fixes === undefined ? { text: cleaned, remaining: [] } : enforce(this.fixes.rules, cleaned, this.original);
+    const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
     if (!result.text.startsWith(this.shown)) return { rest: '', response: result.text, violations: result.remaining, replaced: true };
     const rest = result.text.slice(this.shown.length);
     this.shown += rest;
@@ -114,7 +115,7 @@ export class StreamRefinement {
   }
 
   /**
-   * Without rules: all that has arrived but the trailing blanks, a closing element in the
+   * Without fixes: all that has arrived but the trailing blanks, a closing element in the
    * making and what the scrubber may still redact. A look costs the text not shown yet; when
    * that keeps growing (a held part no piece settles), a look waits for a quarter more of it.
    */

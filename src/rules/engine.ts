@@ -87,6 +87,14 @@ export function applyFixes(rules: PersonaRules, text: string): { text: string; f
   return { text: signOff.text, fixed };
 }
 
+/**
+ * Whether the fixes can change a text at all (emoji, vocabulary, casing, a sign-off). Without
+ * them the rules only check (`preserve`, `avoid`, lengths), and a stream shows what arrives.
+ */
+export function changesText(rules: PersonaRules): boolean {
+  return rules.signOff !== null || FIXES.some(({ applies }) => applies(rules));
+}
+
 /** The fixes inside the text (emoji, vocabulary, casing), without the sign-off: what a stream can apply as it goes. */
 export function applyWordFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
   const fixed: Record<string, number> = {};

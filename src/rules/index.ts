@@ -26,7 +26,7 @@
 export type { PersonaRules, RuleFinding, RuleId, RuleViolation, Severity, VocabularyEntry } from './types.js';
 export { RULE_IDS, SEVERITIES } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
-export { checkText, applyFixes, applyWordFixes, enforce } from './engine.js';
+export { checkText, applyFixes, applyWordFixes, changesText, enforce } from './engine.js';
 export { endsInsideFence } from './protected-spans.js';
 export { countViolations, needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
 export { preservedOriginal, type PreservedOriginal } from './preserve.js';

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cleanModelOutput } from '../../src/refine/output-cleanup.js';
 import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import { StreamRefinement } from '../../src/refine/stream-refinement.js';
-import { enforce, rulesFromAttributes } from '../../src/rules/index.js';
+import { enforce, preservedOriginal, rulesFromAttributes } from '../../src/rules/index.js';
 
 const attributes = {
   vocabulary: { customers: 'members', 'help desk': 'support team', 'sign up': 'join', 'e-mail': 'email' },
@@ -150,6 +150,21 @@ describe('stream refinement', () => {
       expect(end.replaced).toBe(false);
       expect(deltas.join('') + end.rest).toBe(expected);
     }
+  });
+
+  it('rules that only check (preserve, avoid) show each piece as it arrives and still judge the whole answer at the end', () => {
+    const checksOnly = rulesFromAttributes({ tone: 'warm', avoid: ['synergy'] });
+    expect(checksOnly.preserve).toBe(true);
+    const original = preservedOriginal('Order 42 ships today: https://acme.com/orders/42');
+    const refinement = new StreamRefinement(checksOnly, original);
+    const pieces = ['Than', 'k yo', 'u! O', 'rder', ' 42 ', 'ship', 's to', 'day.'];
+    const deltas = pieces.map((piece) => refinement.push(piece));
+    // Each piece leaves as it arrives, a trailing blank only with the next word.
+    expect(deltas).toEqual(['Than', 'k yo', 'u! O', 'rder', ' 42', ' ship', 's to', 'day.']);
+    const end = refinement.finish();
+    expect(end.response).toBe(pieces.join(''));
+    expect(end.violations).toEqual(enforce(checksOnly, pieces.join(''), original).remaining);
+    expect(end.violations.map((finding) => finding.rule)).toContain('preserve');
   });
 
   it('without rules, only the cleanup applies', () => {
