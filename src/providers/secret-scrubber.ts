@@ -56,20 +56,34 @@ const power = (size: number) => {
   return result;
 };
 
-/** A set of hashes with a 64-kbit filter in front: nearly every window of a text misses, at one bit test. */
-class HashFilter {
-  private readonly bits = new Uint8Array(8192);
-  private readonly all = new Set<number>();
+/**
+ * A set of hashes in an open-addressing table at most half full: nearly every window of a text
+ * misses at its first probe. Built per refine from a key's few hundred windows, so it is one
+ * plain array (a typed array or a `Set` of numbers costs several times more to set up).
+ */
+class HashSet {
+  /** The hashes (unsigned, 32-bit), -1 where a slot is empty. */
+  private readonly slots: number[];
+  private readonly mask: number;
+
+  constructor(capacity: number) {
+    let size = 16;
+    while (size < capacity * 2) size <<= 1;
+    this.slots = new Array<number>(size).fill(-1);
+    this.mask = size - 1;
+  }
 
   add(hash: number): void {
-    this.all.add(hash);
-    const slot = hash >>> 16;
-    this.bits[slot >>> 3]! |= 1 << (slot & 7);
+    let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & this.mask;
+    for (; this.slots[slot] !== -1; slot = (slot + 1) & this.mask) if (this.slots[slot] === hash) return;
+    this.slots[slot] = hash;
   }
 
   has(hash: number): boolean {
-    const slot = hash >>> 16;
-    return (this.bits[slot >>> 3]! & (1 << (slot & 7))) !== 0 && this.all.has(hash);
+    for (let slot = (Math.imul(hash, 0x9e3779b1) >>> 0) & this.mask; this.slots[slot] !== -1; slot = (slot + 1) & this.mask) {
+      if (this.slots[slot] === hash) return true;
+    }
+    return false;
   }
 }
 
@@ -94,15 +108,20 @@ function eachWindow(codes: Uint8Array, length: number, size: number, each: (at: 
  */
 function formOf(forms: string[], size: number): Form {
   const comparables = forms.map(comparable);
-  const hashes = new HashFilter();
+  const hashes = new HashSet(comparables.reduce((sum, { length }) => sum + length, 0));
   for (const { codes, length } of comparables) eachWindow(codes, length, size, (_at, hash) => hashes.add(hash));
   let runs: Set<string> | undefined;
   const isRun = (run: string) => {
     runs ??= new Set(comparables.flatMap(({ codes, length }) => Array.from({ length: Math.max(0, length - size + 1) }, (_, at) => runAt(codes, at, size))));
     return runs.has(run);
   };
-  const spelled = comparables.map(({ codes, length }) => String.fromCharCode(...codes.subarray(0, length)));
-  return { size, hashes, isRun, contains: (run) => spelled.some((form) => form.includes(run)) };
+  // Spelled out only for a stream's look at its end.
+  let spelled: string[] | undefined;
+  const contains = (run: string) => {
+    spelled ??= comparables.map(({ codes, length }) => String.fromCharCode(...codes.subarray(0, length)));
+    return spelled.some((form) => form.includes(run));
+  };
+  return { size, hashes, isRun, contains };
 }
 
 /** The base64 of `secret` wherever it starts within a larger encoded value: drops the characters its neighbours share. */
@@ -115,7 +134,7 @@ function base64Forms(secret: Buffer): string[] {
 
 interface Form {
   size: number;
-  hashes: HashFilter;
+  hashes: HashSet;
   /** Whether a run whose hash matched is one of the key's runs. */
   isRun: (run: string) => boolean;
   /** Whether `run` (comparable characters, shorter than `size`) occurs in the key's form: a window that may still complete. */
