@@ -211,11 +211,10 @@ export class SecretScrubber {
     let open = length;
     const end = runAt(codes, Math.max(0, length - MIN_HEX_FRAGMENT), Math.min(length, MIN_HEX_FRAGMENT));
     for (const { size, contains } of this.forms) {
-      for (let run = Math.min(size - 1, length); run > 0; run--) {
-        if (!contains(end.slice(end.length - run))) continue;
-        open = Math.min(open, length - run);
-        break;
-      }
+      // A suffix that is not in the form has no longer suffix that is: grow it from one character.
+      let run = 0;
+      while (run < Math.min(size - 1, length) && contains(end.slice(end.length - run - 1))) run++;
+      if (run > 0) open = Math.min(open, length - run);
     }
     // Such a window would join a redacted run ending just before it into one redaction.
     const covered = this.covered(codes, length);
