@@ -35,6 +35,17 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The served contract; a server shedding load (the load-shedding tests) may answer 503 first, so asked until it answers. */
+async function openApiDocument(url: string): Promise<object> {
+  for (const started = Date.now(); ; ) {
+    const res = await fetch(`${url}/v1/openapi.json`);
+    if (res.ok) return (await res.json()) as object;
+    await res.arrayBuffer();
+    if (Date.now() - started > 10_000) throw new Error(`GET /v1/openapi.json answered ${res.status} for 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 export async function startTestServer(
   options: {
     target?: StorageTarget;
@@ -71,8 +82,7 @@ export async function startTestServer(
   options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   let bodies: Promise<ResponseBodyCheck> | undefined;
-  const responseBodies = () =>
-    (bodies ??= fetch(`${url}/v1/openapi.json`).then(async (res) => new ResponseBodyCheck((await res.json()) as object)));
+  const responseBodies = () => (bodies ??= openApiDocument(url).then((document) => new ResponseBodyCheck(document)));
 
   return {
     url,
