@@ -78,7 +78,7 @@ describe('linear in the input', () => {
   }, 120_000);
 
   it('without rules, a held part that never settles (a closing element of megabytes without its ">") costs CPU per MiB no more than a 1 MiB one', async () => {
-    const key = 'sk-linear-held-part-0123456789abcdef';
+    const key = 'FAKE-linear-held-part-key-0123456789';
     const run = (size: number) => {
       const refinement = new StreamRefinement(undefined, undefined, new SecretScrubber([key]));
       const pieces = ['Our members use GitHub daily.', ' More soon. </text-to-rewrite', ...(` ${'x'.repeat(63)}`.repeat(size / 64).match(/[\s\S]{1,64}/g) ?? [])];
