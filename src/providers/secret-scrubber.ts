@@ -132,6 +132,15 @@ function base64Forms(secret: Buffer): string[] {
   });
 }
 
+interface Inspection {
+  codes: Uint8Array;
+  length: number;
+  origin: Uint32Array;
+  covered: Uint8Array | undefined;
+}
+
+const NOTHING_SETTLED = Object.freeze({ shown: '', consumed: 0 });
+
 interface Form {
   size: number;
   hashes: HashSet;
@@ -167,33 +176,32 @@ export class SecretScrubber {
   scrub(text: string): string {
     let out = text;
     for (const key of this.shortKeys) out = replaceIgnoringCase(out, key);
-    if (this.forms.length === 0) return out;
-    const { codes, length, origin } = comparable(out);
-    const covered = this.covered(codes, length);
-    if (covered === undefined) return out;
-    let result = '';
-    let copiedTo = 0;
-    for (let i = 0; i < length; ) {
-      if (covered[i] === 0) {
-        i++;
-        continue;
-      }
-      let j = i;
-      while (j + 1 < length && covered[j + 1] === 1) j++;
-      result += out.slice(copiedTo, origin[i]) + REDACTED;
-      copiedTo = (origin[j] as number) + 1;
-      i = j + 1;
-    }
-    return result + out.slice(copiedTo);
+    return this.forms.length === 0 ? out : this.redact(out, this.inspect(out));
   }
 
   /**
-   * Where the scrubbing of `text` may still change once more text follows it (the start of a
-   * streamed answer), or `text.length`: the end of a key's fragment or short key that the next
-   * piece may complete, or a redacted run at the end that a next fragment would extend.
-   * What comes before is scrubbed for good.
+   * For a streamed answer: of `text` (arrived, not shown yet), the part up to `limit` whose
+   * scrubbing no later text can change, scrubbed (`shown`), and how many characters of `text`
+   * it takes (`consumed`; 0 when nothing can be shown yet).
    */
-  undecidedFrom(text: string): number {
+  settledPrefix(text: string, limit: number): { shown: string; consumed: number } {
+    // Without short keys (nearly always) one look at the text serves both the cut and the scrub.
+    const inspected = this.shortKeys.length === 0 && this.forms.length > 0 ? this.inspect(text) : undefined;
+    const consumed = Math.min(limit, this.undecidedFrom(text, inspected));
+    if (consumed === 0) return NOTHING_SETTLED;
+    const scrubbed = inspected === undefined ? this.scrub(text) : this.redact(text, inspected);
+    if (scrubbed === text) return { shown: text.slice(0, consumed), consumed };
+    const shown = this.scrub(text.slice(0, consumed));
+    // A fragment of a key across the cut, already whole: shown once the cut has moved past it.
+    return scrubbed.startsWith(shown) ? { shown, consumed } : NOTHING_SETTLED;
+  }
+
+  /**
+   * Where the scrubbing of `text` may still change once more text follows it, or `text.length`:
+   * the end of a key's fragment or short key that the next piece may complete, or a redacted
+   * run at the end that a next fragment would extend. What comes before is scrubbed for good.
+   */
+  private undecidedFrom(text: string, inspected: Inspection | undefined): number {
     let from = text.length;
     const lower = text.toLowerCase();
     // Lower-casing can change a string's length outside ASCII; then hold all of it rather than guess.
@@ -206,7 +214,7 @@ export class SecretScrubber {
       }
     }
     if (this.forms.length === 0) return from;
-    const { codes, length, origin } = comparable(text);
+    const { codes, length, origin, covered } = inspected ?? this.inspect(text);
     // The first comparable position a window completed by later text may cover.
     let open = length;
     const end = runAt(codes, Math.max(0, length - MIN_HEX_FRAGMENT), Math.min(length, MIN_HEX_FRAGMENT));
@@ -217,9 +225,33 @@ export class SecretScrubber {
       if (run > 0) open = Math.min(open, length - run);
     }
     // Such a window would join a redacted run ending just before it into one redaction.
-    const covered = this.covered(codes, length);
     while (covered !== undefined && open > 0 && covered[open - 1] === 1) open--;
     return open === length ? from : Math.min(from, origin[open] as number);
+  }
+
+  /** The text's comparable characters and which of them a key's fragment covers. */
+  private inspect(text: string): Inspection {
+    const { codes, length, origin } = comparable(text);
+    return { codes, length, origin, covered: this.covered(codes, length) };
+  }
+
+  /** `text` with every covered run, and what lies between its characters, replaced by one mark. */
+  private redact(text: string, { length, origin, covered }: Inspection): string {
+    if (covered === undefined) return text;
+    let result = '';
+    let copiedTo = 0;
+    for (let i = 0; i < length; ) {
+      if (covered[i] === 0) {
+        i++;
+        continue;
+      }
+      let j = i;
+      while (j + 1 < length && covered[j + 1] === 1) j++;
+      result += text.slice(copiedTo, origin[i]) + REDACTED;
+      copiedTo = (origin[j] as number) + 1;
+      i = j + 1;
+    }
+    return result + text.slice(copiedTo);
   }
 
   /** The comparable positions to redact, or undefined when there are none. */

@@ -132,17 +132,10 @@ export class StreamRefinement {
     if (this.shown === '') this.pending = this.pending.trimStart();
     const pending = this.pending;
     const visible = pending.trimEnd();
-    let cut = visible.slice(0, closingElementStart(visible)).trimEnd().length;
-    if (this.scrubber !== undefined) cut = Math.min(cut, this.scrubber.undecidedFrom(pending));
-    if (cut === 0) return '';
-    let delta = pending.slice(0, cut);
-    const scrubbed = this.scrubber?.scrub(pending) ?? pending;
-    if (scrubbed !== pending) {
-      delta = (this.scrubber as SecretScrubber).scrub(delta);
-      // A fragment of a key across the cut, already whole: shown once the cut has moved past it.
-      if (!scrubbed.startsWith(delta)) return '';
-    }
-    this.pending = pending.slice(cut);
+    const cut = visible.slice(0, closingElementStart(visible)).trimEnd().length;
+    const { shown: delta, consumed } = this.scrubber?.settledPrefix(pending, cut) ?? { shown: pending.slice(0, cut), consumed: cut };
+    if (consumed === 0) return '';
+    this.pending = pending.slice(consumed);
     this.pendingAtLook = this.pending.length;
     this.shown += delta;
     return delta;
