@@ -59,8 +59,8 @@ export class StreamRefinement {
   private shown = '';
   private anchored = false;
   private startSettled = false;
-  /** With rules that change text: those rules, and how many last words a look holds back. */
-  private readonly fixes: { rules: PersonaRules; heldWords: number } | undefined;
+  /** How many last words a look holds back; undefined when the rules change no text, and pieces show as they arrive. */
+  private readonly heldWords: number | undefined;
   private headCut = -1;
   private head = '';
   private settledAt = 0;
@@ -82,21 +82,21 @@ export class StreamRefinement {
     const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
     let longest = 1;
     for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
-    this.fixes = { rules, heldWords: longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2 };
+    this.heldWords = longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2;
   }
 
   /** Adds the next piece of the answer; returns the text that can be shown now ('' for none). */
   push(piece: string): string {
     this.raw += piece;
-    const fixes = this.fixes;
-    if (fixes === undefined) return this.showPlain(piece);
+    const { rules, heldWords } = this;
+    if (rules === undefined || heldWords === undefined) return this.showPlain(piece);
     this.tail += piece;
     // Nothing settles before a word ends.
     if (!WHITESPACE.test(piece)) return '';
     const since = this.tail.length - this.settledAt;
     if (since < this.tail.length >> SETTLE_EVERY_FRACTION_SHIFT || (since < SETTLE_EVERY_CHARS && !piece.includes('\n'))) return '';
     this.settledAt = this.tail.length;
-    return this.settle(fixes.rules, fixes.heldWords);
+    return this.settle(rules, heldWords);
   }
 
   /** Adds a piece without looking for text to show: for an answer collected whole. */
