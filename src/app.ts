@@ -129,12 +129,14 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const metrics = createMetrics();
   const accountRepository = new AccountRepository(storage.db);
   const accounts = new AccountService(accountRepository);
-  const authenticator = new Authenticator(accountRepository, 2_000, ({ accountId, keyId, requestId }) => {
-    // key.expired is written once, by whichever instance refuses the key first; its actor is the expired key.
-    void accountRepository
+  // key.expired is written once, by whichever instance refuses the key first; its actor is the expired key.
+  const authenticator = new Authenticator(accountRepository, 2_000, ({ accountId, keyId, requestId }) =>
+    accountRepository
       .recordExpiry({ accountId, keyId, requestId: requestId ?? '', at: new Date().toISOString() }, keyId)
-      .catch((error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'));
-  });
+      .then(
+        () => undefined,
+        (error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'),
+      ));
   const personas = new PersonaService(new PersonaRepository(storage.db));
   const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
   const compiledPersonas = new CompiledPersonas(personas, history);

@@ -23,8 +23,8 @@ export interface Principal {
   expiresAt: string | null;
 }
 
-/** Called the first time an expired key is refused, to write `key.expired` once. */
-export type ExpiredKeyListener = (key: { accountId: string; keyId: string; requestId: string | undefined }) => void;
+/** Called the first time an expired key is refused, to write `key.expired` once; settles when written (and reports its own failures: it never rejects). */
+export type ExpiredKeyListener = (key: { accountId: string; keyId: string; requestId: string | undefined }) => Promise<void>;
 
 function principalOf(row: ActiveKey): Principal {
   return {
@@ -54,8 +54,15 @@ export class Authenticator {
   constructor(
     private readonly accounts: AccountRepository,
     private readonly cacheTtlMs = 2_000,
-    private readonly onExpired: ExpiredKeyListener = () => {},
+    private readonly onExpired: ExpiredKeyListener = async () => {},
   ) {}
+
+  /**
+   * Keys whose `key.expired` is being written: a refusal does not wait for that write, and a
+   * second one meanwhile must not start another that could reach the row first with its own
+   * request id. At most one entry per expired key, and only while its write is in flight.
+   */
+  private readonly recordingExpiry = new Set<string>();
 
   /** `requestId` is the refused request's, for the `key.expired` event. */
   async authenticate(authorization: string | undefined, requestId?: string): Promise<Principal> {
@@ -79,7 +86,11 @@ export class Authenticator {
     const principal = principalOf(row);
     if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
       this.cache.delete(hash);
-      if (row.expiry_recorded_at === null) this.onExpired({ accountId: row.account_id, keyId: row.id, requestId });
+      if (row.expiry_recorded_at === null && !this.recordingExpiry.has(row.id)) {
+        const keyId = row.id;
+        this.recordingExpiry.add(keyId);
+        void this.onExpired({ accountId: row.account_id, keyId, requestId }).finally(() => this.recordingExpiry.delete(keyId));
+      }
       throw unauthorized(`API key expired at ${row.expires_at}; ask for a new one`);
     }
     const validUntil = Math.min(
