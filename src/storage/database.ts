@@ -20,14 +20,35 @@ export interface Storage {
   engine: Engine;
   /** True when the engine answers a trivial query. Used by /readyz. */
   ping(): Promise<boolean>;
+  /** Where storage's own reports go from now on (the app's logger); stderr until then. */
+  reportTo(log: StorageLog): void;
   close(): Promise<void>;
 }
+
+/** What storage reports by itself, outside any request: a checkpoint failing, then succeeding again. */
+export interface StorageLog {
+  warn(message: string, cause?: Error): void;
+  info(message: string): void;
+}
+
+/** A process without a logger yet (start-up, CLI commands): warnings to stderr. */
+const stderrLog: StorageLog = {
+  warn: (message, cause) => process.emitWarning(cause ? `${message}: ${cause.message}` : message),
+  info: () => {},
+};
 
 /** How often the worker checkpoints: a power loss can undo the commits of about this long. */
 const CHECKPOINT_EVERY_MS = 1_000;
 
+/**
+ * SQLite reuses its WAL file rather than shrink it; past this size, the first commit after a
+ * complete checkpoint cuts it back, so a WAL that grew while checkpoints could not run (a full
+ * disk) gives its space back (docs/storage-and-reliability.md, "A full disk").
+ */
+export const WAL_SIZE_LIMIT_BYTES = 4 * 1024 * 1024;
+
 // Each engine's driver is loaded only when configured: startup time matters (docs/performance.md, "Targets").
-async function sqliteDialect(path: string): Promise<{ dialect: SqliteDialect; checkpointer?: Checkpointer }> {
+async function sqliteDialect(path: string, log: () => StorageLog): Promise<{ dialect: SqliteDialect; checkpointer?: Checkpointer }> {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const { default: Sqlite } = await import('better-sqlite3');
   const database = new Sqlite(path);
@@ -38,12 +59,17 @@ async function sqliteDialect(path: string): Promise<{ dialect: SqliteDialect; ch
   database.pragma('synchronous = NORMAL');
   database.pragma('foreign_keys = ON');
   database.pragma('busy_timeout = 5000');
+  database.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   let checkpointer: Checkpointer | undefined;
   if (path !== ':memory:') {
     database.pragma('wal_autocheckpoint = 0');
-    checkpointer = checkpointInBackground(path, CHECKPOINT_EVERY_MS, (error) => {
-      database.pragma('wal_autocheckpoint = 1000');
-      process.emitWarning(`SQLite checkpoints moved back to the event loop: ${error.message}`);
+    checkpointer = checkpointInBackground(path, CHECKPOINT_EVERY_MS, {
+      failed: (error) => log().warn('SQLite checkpoint failed; the WAL grows until one succeeds (tried every second)', error),
+      recovered: () => log().info('SQLite checkpoints succeed again'),
+      crashed: (error) => {
+        database.pragma('wal_autocheckpoint = 1000');
+        log().warn('SQLite checkpoints moved back to the event loop', error);
+      },
     });
   }
   return { dialect: new SqliteDialect({ database: withStatementCache(database) }), checkpointer };
@@ -98,7 +124,9 @@ export async function migrateToLatest(db: Kysely<Database>): Promise<void> {
 }
 
 export async function openStorage(config: DatabaseConfig): Promise<Storage> {
-  const { dialect, checkpointer } = config.kind === 'sqlite' ? await sqliteDialect(config.path) : { dialect: await postgresDialect(config.url), checkpointer: undefined };
+  let log = stderrLog;
+  const { dialect, checkpointer } =
+    config.kind === 'sqlite' ? await sqliteDialect(config.path, () => log) : { dialect: await postgresDialect(config.url), checkpointer: undefined };
   const db = new Kysely<Database>({ dialect: recognisingUnavailability(dialect) });
   // The worker's connection closes first, so the service's, the last, checkpoints and removes the WAL.
   const close = async () => {
@@ -121,6 +149,9 @@ export async function openStorage(config: DatabaseConfig): Promise<Storage> {
       } catch {
         return false;
       }
+    },
+    reportTo(target) {
+      log = target;
     },
     close,
   };

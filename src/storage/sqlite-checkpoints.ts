@@ -18,7 +18,19 @@ const database = new Sqlite(workerData.path);
 // A checkpoint syncs the WAL before copying it and the database file after, unless synchronous is OFF.
 database.pragma('synchronous = NORMAL');
 // PASSIVE never waits for the service's connection; what a busy moment leaves is copied next time.
-const timer = setInterval(() => database.pragma('wal_checkpoint(PASSIVE)'), workerData.everyMs);
+// A failed one (a full disk: the database file cannot grow) is tried again every time, and reported
+// once when it starts failing and once when it succeeds again.
+let failing = false;
+const timer = setInterval(() => {
+  try {
+    database.pragma('wal_checkpoint(PASSIVE)');
+    if (failing) parentPort.postMessage({ recovered: true });
+    failing = false;
+  } catch (error) {
+    if (!failing) parentPort.postMessage({ failed: { message: String(error.message), code: error.code } });
+    failing = true;
+  }
+}, workerData.everyMs);
 parentPort.once('message', () => {
   clearInterval(timer);
   database.close();
@@ -31,20 +43,38 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-/**
- * Checkpoints `path` every `everyMs` from a worker thread. If the worker fails, `fallBack`
- * is called so the service's connection checkpoints again itself: slower, but a WAL that
- * nobody copies would grow without end.
- */
-export function checkpointInBackground(path: string, everyMs: number, fallBack: (error: Error) => void): Checkpointer {
+/** What the checkpointer reports, for the service's log. */
+export interface CheckpointReports {
+  /** A checkpoint failed after the last one succeeded (it is tried again every time). */
+  failed(error: Error): void;
+  /** A checkpoint succeeded after failing. */
+  recovered(): void;
+  /**
+   * The worker itself died: the service's connection must checkpoint again itself, slower, but a
+   * WAL that nobody copies would grow without end.
+   */
+  crashed(error: Error): void;
+}
+
+/** The worker's error, rebuilt on this side of the thread with its SQLite code. */
+function workerError({ message, code }: { message: string; code?: string }): Error {
+  return Object.assign(new Error(message), code === undefined ? {} : { code });
+}
+
+/** Checkpoints `path` every `everyMs` from a worker thread. */
+export function checkpointInBackground(path: string, everyMs: number, reports: CheckpointReports): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, path, everyMs } });
-  // A CLI command that opened storage must still exit when it is done.
+  worker.on('message', (report: { failed?: { message: string; code?: string }; recovered?: true }) => {
+    if (report.failed) reports.failed(workerError(report.failed));
+    else if (report.recovered) reports.recovered();
+  });
+  // A CLI command that opened storage must still exit when it is done (after the listener, which refs the worker).
   worker.unref();
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   let stopped = false;
   worker.once('error', (error) => {
-    if (!stopped) fallBack(error);
+    if (!stopped) reports.crashed(error instanceof Error ? error : new Error(String(error)));
   });
   return {
     async stop() {

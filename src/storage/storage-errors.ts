@@ -48,21 +48,31 @@ export function isRefusedValue(error: unknown): boolean {
   return /^2[23][0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code);
 }
 
-function recognise(error: unknown): never {
+/** The error to throw for an engine's error: a StorageUnavailableError when it cannot answer now. */
+function recognised(error: unknown): unknown {
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
     if ((typeof code === 'string' && UNREACHABLE_CODES.has(code)) || UNREACHABLE_MESSAGES.test(error.message)) {
-      throw new StorageUnavailableError(error);
+      return new StorageUnavailableError(error);
     }
   }
-  throw error;
+  return error;
+}
+
+function recognise(error: unknown): never {
+  throw recognised(error);
 }
 
 class RecognisingConnection implements DatabaseConnection {
   constructor(readonly inner: DatabaseConnection) {}
 
   executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    return this.inner.executeQuery<R>(query).catch(recognise);
+    try {
+      return this.inner.executeQuery<R>(query).catch(recognise);
+    } catch (error) {
+      // better-sqlite3 runs the statement at once: Kysely's SQLite connection throws instead of rejecting.
+      return Promise.reject(recognised(error));
+    }
   }
 
   async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
@@ -108,8 +118,16 @@ class RecognisingDriver implements Driver {
     return this.inner.commitTransaction(connection);
   }
 
-  rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    return this.inner.rollbackTransaction(connection);
+  /**
+   * SQLite rolls a transaction back itself when a statement in it fails with SQLITE_FULL (or an
+   * I/O error); the ROLLBACK that follows then fails, and its error would replace the cause.
+   */
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await this.inner.rollbackTransaction(connection);
+    } catch (error) {
+      if (!(error instanceof Error && /no transaction is active/.test(error.message))) throw error;
+    }
   }
 
   async savepoint(connection: DatabaseConnection, name: string, compile: CompileQuery): Promise<void> {
