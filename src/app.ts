@@ -127,6 +127,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   tracer.instrument(app);
 
   const metrics = createMetrics();
+  storage.reportTo({ warn: (message, cause) => app.log.warn({ err: cause }, message), info: (message) => app.log.info(message) });
   const accountRepository = new AccountRepository(storage.db);
   const accounts = new AccountService(accountRepository);
   // key.expired is written once, by whichever instance refuses the key first; its actor is the expired key.
