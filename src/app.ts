@@ -46,7 +46,7 @@ import { LabelPolicies } from './personas/label-policies.js';
 import { LabelPolicyRepository } from './storage/label-policy-repository.js';
 import { LabelPolicy } from './schemas/label-policies.js';
 import { EvalRunner } from './evals/eval-runner.js';
-import { completedEvaluations, Evaluations } from './evals/evaluations.js';
+import { completedEvaluation, Evaluations } from './evals/evaluations.js';
 import { EvalSamples } from './evals/samples.js';
 import { evalRoutes } from './routes/evals.js';
 import { EvalDoneEvent, EvalErrorEvent, EvalProgressEvent, EvalResult, EvalRun, EvalRunWithResultsSchema, Sample } from './schemas/evals.js';
@@ -249,7 +249,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
       await v1.register(personaRoutes, { personas, idempotency: personaWrites });
       const evalRuns = new EvalRepository(storage.db);
-      const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas, completedEvaluations(evalRuns));
+      const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas, completedEvaluation);
       await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites, policies });
       await v1.register(labelPolicyRoutes, { policies });
       await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });

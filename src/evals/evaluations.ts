@@ -10,7 +10,7 @@ import type { CompiledPersonas } from '../refine/compiled-personas.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { RULES_PROVIDER } from '../refine/refine-service.js';
 import type { JudgeRequest } from '../scoring/judge-verdict.js';
-import type { CompletedEvaluations } from '../personas/label-policies.js';
+import type { CompletedEvaluationOf } from '../personas/label-policies.js';
 import { isPersonaId, personaNotFound, type PersonaService } from '../personas/persona-service.js';
 import type { Actor } from '../storage/change-log.js';
 import type { EvalRepository, EvalRunRow } from '../storage/eval-repository.js';
@@ -103,13 +103,10 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 /** What a label gate weighs (docs/evaluations.md, "Gated labels"): the completed runs of a version, newest first. */
-export const completedEvaluations =
-  (runs: EvalRepository): CompletedEvaluations =>
-  async (personaId, version) =>
-    (await runs.completedOf(personaId, version)).map((row) => {
-      const { score, passRate } = JSON.parse(row.summary) as EvalSummary;
-      return { id: row.id, score, passRate, finishedAt: row.finished_at ?? row.created_at };
-    });
+export const completedEvaluation: CompletedEvaluationOf = (row) => {
+  const { score, passRate } = JSON.parse(row.summary) as EvalSummary;
+  return { id: row.id, score, passRate, finishedAt: row.finished_at ?? row.created_at };
+};
 
 export class Evaluations {
   constructor(

@@ -8,9 +8,11 @@
  */
 import { DomainError, lacksScope, notFound } from '../errors.js';
 import type { Actor } from '../storage/change-log.js';
+import type { EvalRunRow } from '../storage/eval-repository.js';
 import type { LabelPolicyRepository, LabelPolicyRow } from '../storage/label-policy-repository.js';
+import type { LabelGate } from '../storage/persona-history-repository.js';
 import { checkLabelName } from './persona-history.js';
-import type { PersonaService } from './persona-service.js';
+import { personaNotFound, type PersonaService } from './persona-service.js';
 
 /** A label's policy, as GET/PUT …/labels/{label}/policy answer it. */
 export interface LabelPolicy {
@@ -41,8 +43,8 @@ export interface CompletedEvaluation {
   finishedAt: string;
 }
 
-/** The completed evaluations of one persona version, newest first. */
-export type CompletedEvaluations = (personaId: string, version: number) => Promise<CompletedEvaluation[]>;
+/** A completed run's row as a gate weighs it (evals/ owns what a run's summary holds). */
+export type CompletedEvaluationOf = (row: EvalRunRow) => CompletedEvaluation;
 
 const DAY_MS = 86_400_000;
 
@@ -64,7 +66,7 @@ export class LabelPolicies {
   constructor(
     private readonly policies: LabelPolicyRepository,
     private readonly personas: PersonaService,
-    private readonly evaluations: CompletedEvaluations,
+    private readonly evaluationOf: CompletedEvaluationOf,
   ) {}
 
   async get(accountId: string, personaId: string, label: string): Promise<LabelPolicy> {
@@ -92,7 +94,7 @@ export class LabelPolicies {
       max_age_days: body.maxAgeDays ?? null,
       updated_at: new Date().toISOString(),
     };
-    await this.policies.put({ ...actor, at: row.updated_at }, row);
+    if (!(await this.policies.put({ ...actor, at: row.updated_at }, row))) throw personaNotFound(personaId);
     return toPolicy(label, row);
   }
 
@@ -105,18 +107,22 @@ export class LabelPolicies {
   }
 
   /**
-   * Before a label moves or goes: a protected label needs `labels:protected` (another account's
-   * persona stays a 404); a move to `toVersion` of a label whose policy sets evaluation thresholds
-   * needs a completed evaluation of that version meeting them, else 409. The evaluation that
-   * allowed the move, for its audit event.
+   * The gate of a label's move or removal, which the label write runs in its transaction (see
+   * LabelGate): a protected label needs `labels:protected`; a move to `toVersion` of a label whose
+   * policy sets evaluation thresholds needs a completed evaluation of that version meeting them,
+   * else 409. Answers the evaluation that allowed the move, for its audit event.
    */
-  async admitMove(accountId: string, personaId: string, label: string, move: { mayMoveProtected: boolean; toVersion?: number }): Promise<string | undefined> {
-    checkLabelName(label, { allowLatest: false });
-    await this.personas.get(accountId, personaId);
-    const policy = toPolicy(label, await this.policies.find(personaId, label));
-    if (policy.protected && !move.mayMoveProtected) throw lacksScope('labels:protected');
-    if (move.toVersion === undefined || (policy.minScore === null && policy.minPassRate === null && policy.maxAgeDays === null)) return undefined;
-    const runs = await this.evaluations(personaId, move.toVersion);
+  gate(label: string, move: { mayMoveProtected: boolean; toVersion?: number }): LabelGate {
+    return async (reads) => {
+      const policy = toPolicy(label, await reads.policy());
+      if (policy.protected && !move.mayMoveProtected) throw lacksScope('labels:protected');
+      if (move.toVersion === undefined || (policy.minScore === null && policy.minPassRate === null && policy.maxAgeDays === null)) return undefined;
+      return this.judge(label, move.toVersion, policy, (await reads.completedRuns(move.toVersion)).map(this.evaluationOf));
+    };
+  }
+
+  /** The evaluation that allows the move to `version`, or a 409 saying what is needed. */
+  private judge(label: string, version: number, policy: LabelPolicy, runs: CompletedEvaluation[]): string {
     const oldest = policy.maxAgeDays === null ? undefined : new Date(Date.now() - policy.maxAgeDays * DAY_MS).toISOString();
     const meets = (run: CompletedEvaluation) =>
       (oldest === undefined || run.finishedAt >= oldest) &&
@@ -124,7 +130,7 @@ export class LabelPolicies {
       (policy.minPassRate === null || run.passRate >= policy.minPassRate);
     const allowing = runs.find(meets);
     if (allowing) return allowing.id;
-    throw new DomainError('conflict', gateMessage(label, move.toVersion, policy, runs[0], oldest));
+    throw new DomainError('conflict', gateMessage(label, version, policy, runs[0], oldest));
   }
 }
 

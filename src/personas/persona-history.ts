@@ -5,7 +5,7 @@
 import { invalidRequest, notFound } from '../errors.js';
 import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels, POLICIES_MEMBER } from './labels.js';
 import type { Actor } from '../storage/change-log.js';
-import type { HistoryMiss, PersonaHistoryRepository, PersonaVersionRow } from '../storage/persona-history-repository.js';
+import type { HistoryMiss, LabelGate, PersonaHistoryRepository, PersonaVersionRow } from '../storage/persona-history-repository.js';
 import {
   DEFAULT_PAGE_SIZE,
   expectedVersions,
@@ -100,21 +100,21 @@ export class PersonaHistory {
     return labels;
   }
 
-  /** `evalId`: the evaluation a gated label's policy was met by, recorded in the audit event. */
-  async setLabel(actor: Actor, id: string, label: string, version: number, ifMatch: string | undefined, evalId?: string): Promise<PersonaLabels> {
+  /** `gate` (LabelPolicies.gate) admits the move in its transaction; the evaluation it names is recorded in the audit event. */
+  async setLabel(actor: Actor, id: string, label: string, version: number, ifMatch: string | undefined, gate: LabelGate): Promise<PersonaLabels> {
     if (!isPersonaId(id)) throw personaNotFound(id);
     checkLabelName(label, { allowLatest: false });
     const expected = await expectedVersions(ifMatch, () => this.personas.get(actor.accountId, id));
-    const outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, expected, evalId);
+    const outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, gate, expected);
     if (outcome.status !== 'done') throw this.missError(outcome, id, { version, label });
     return this.labels(actor.accountId, id);
   }
 
-  async removeLabel(actor: Actor, id: string, label: string, ifMatch: string | undefined): Promise<void> {
+  async removeLabel(actor: Actor, id: string, label: string, ifMatch: string | undefined, gate: LabelGate): Promise<void> {
     if (!isPersonaId(id)) throw personaNotFound(id);
     checkLabelName(label, { allowLatest: false });
     const expected = await expectedVersions(ifMatch, () => this.personas.get(actor.accountId, id));
-    const outcome = await this.history.removeLabel({ ...actor, at: new Date().toISOString() }, id, label, expected);
+    const outcome = await this.history.removeLabel({ ...actor, at: new Date().toISOString() }, id, label, gate, expected);
     if (outcome.status !== 'done') throw this.missError(outcome, id, { label });
   }
 

@@ -122,8 +122,8 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     handler: async (request) => {
       const { id, label } = request.params;
       const { version } = request.body;
-      const evalId = await policies.admitMove(request.principal.accountId, id, label, { mayMoveProtected: requestHas(request, 'labels:protected'), toVersion: version });
-      return history.setLabel(actorOf(request), id, label, version, request.headers['if-match'], evalId);
+      const gate = policies.gate(label, { mayMoveProtected: requestHas(request, 'labels:protected'), toVersion: version });
+      return history.setLabel(actorOf(request), id, label, version, request.headers['if-match'], gate);
     },
   });
 
@@ -141,8 +141,8 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     },
     handler: async (request, reply) => {
       const { id, label } = request.params;
-      await policies.admitMove(request.principal.accountId, id, label, { mayMoveProtected: requestHas(request, 'labels:protected') });
-      await history.removeLabel(actorOf(request), id, label, request.headers['if-match']);
+      const gate = policies.gate(label, { mayMoveProtected: requestHas(request, 'labels:protected') });
+      await history.removeLabel(actorOf(request), id, label, request.headers['if-match'], gate);
       return reply.code(204).send(null);
     },
   });

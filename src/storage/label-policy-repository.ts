@@ -1,6 +1,6 @@
 /** Label policies (label_policies): one row per persona × label that has one. Callers check the persona is the account's. */
 import type { Kysely, Selectable } from 'kysely';
-import { type ChangeAuthor, recordEvent } from './change-log.js';
+import { type ChangeAuthor, lockPersona, recordEvent } from './change-log.js';
 import type { Database, LabelPoliciesTable } from './schema.js';
 
 export type LabelPolicyRow = Selectable<LabelPoliciesTable>;
@@ -16,8 +16,13 @@ export class LabelPolicyRepository {
     return this.db.selectFrom('label_policies').selectAll().where('persona_id', '=', personaId).orderBy('label').execute();
   }
 
-  async put(author: ChangeAuthor, row: LabelPolicyRow): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
+  /**
+   * False when the persona is gone. Under the persona's row lock, as label moves are: a move in
+   * flight commits first, and a move after reads this policy (persona-history-repository.ts).
+   */
+  async put(author: ChangeAuthor, row: LabelPolicyRow): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      if ((await lockPersona(trx, author.accountId, row.persona_id, undefined)) === undefined) return false;
       await trx
         .insertInto('label_policies')
         .values(row)
@@ -32,12 +37,14 @@ export class LabelPolicyRepository {
         )
         .execute();
       await recordEvent(trx, author, { action: 'label.policy.set', personaId: row.persona_id, label: row.label });
+      return true;
     });
   }
 
-  /** False when there was no policy to remove. */
+  /** False when there was no policy to remove. Under the persona's row lock, as `put`. */
   async remove(author: ChangeAuthor, personaId: string, label: string): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
+      if ((await lockPersona(trx, author.accountId, personaId, undefined)) === undefined) return false;
       const removed = await trx.deleteFrom('label_policies').where('persona_id', '=', personaId).where('label', '=', label).executeTakeFirst();
       if (Number(removed.numDeletedRows) === 0) return false;
       await recordEvent(trx, author, { action: 'label.policy.removed', personaId, label });

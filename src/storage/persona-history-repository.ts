@@ -3,8 +3,10 @@
  * written by every persona write (change-log.ts); here they are read, restored
  * and labelled. Every query is scoped by account.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import { type ChangeAuthor, inTransaction, lockPersona, Rollback, recordEvent, recordVersion } from './change-log.js';
+import { EvalRepository, type EvalRunRow } from './eval-repository.js';
+import { LabelPolicyRepository, type LabelPolicyRow } from './label-policy-repository.js';
 import { precompiled } from './precompiled.js';
 import type { Database, PersonasTable, PersonaVersionsTable } from './schema.js';
 
@@ -20,6 +22,21 @@ export type HistoryMiss =
 
 export type RestoreOutcome = { status: 'restored'; row: PersonaRow } | HistoryMiss;
 export type LabelOutcome = { status: 'done'; version: number } | HistoryMiss;
+
+/** What a label's gate reads: inside the label write's transaction, under the persona's row lock. */
+export interface LockedLabelReads {
+  policy(): Promise<LabelPolicyRow | undefined>;
+  /** The completed evaluation runs of a version, newest first. */
+  completedRuns(version: number): Promise<EvalRunRow[]>;
+}
+
+/**
+ * Admits a label's move or removal, or throws (the transaction is rolled back); answers the
+ * evaluation that allowed a gated move. Run after the persona's row lock is taken, as a policy
+ * write takes it too: a policy set meanwhile committed before the move and judges it, or waits
+ * until the move committed.
+ */
+export type LabelGate = (reads: LockedLabelReads) => Promise<string | undefined>;
 
 export class PersonaHistoryRepository {
   private readonly selectVersion;
@@ -89,9 +106,9 @@ export class PersonaHistoryRepository {
     });
   }
 
-  async setLabel(author: ChangeAuthor, personaId: string, label: string, version: number, expectedVersions?: number[], evalId?: string): Promise<LabelOutcome> {
+  async setLabel(author: ChangeAuthor, personaId: string, label: string, version: number, gate: LabelGate, expectedVersions?: number[]): Promise<LabelOutcome> {
     return inTransaction<LabelOutcome, HistoryMiss>(this.db, async (trx) => {
-      await this.lockOrRollback(trx, author.accountId, personaId, expectedVersions);
+      const evalId = await this.lockAndAdmit(trx, author.accountId, personaId, label, gate, expectedVersions);
       const target = await trx
         .selectFrom('persona_versions')
         .select('version')
@@ -114,9 +131,9 @@ export class PersonaHistoryRepository {
     });
   }
 
-  async removeLabel(author: ChangeAuthor, personaId: string, label: string, expectedVersions?: number[]): Promise<LabelOutcome> {
+  async removeLabel(author: ChangeAuthor, personaId: string, label: string, gate: LabelGate, expectedVersions?: number[]): Promise<LabelOutcome> {
     return inTransaction<LabelOutcome, HistoryMiss>(this.db, async (trx) => {
-      await this.lockOrRollback(trx, author.accountId, personaId, expectedVersions);
+      await this.lockAndAdmit(trx, author.accountId, personaId, label, gate, expectedVersions);
       const removed = await trx
         .deleteFrom('persona_labels')
         .where('persona_id', '=', personaId)
@@ -129,8 +146,27 @@ export class PersonaHistoryRepository {
     });
   }
 
+  /** The gate is asked before If-Match is compared: a key that may not move the label learns nothing more. */
+  private async lockAndAdmit(
+    trx: Transaction<Database>,
+    accountId: string,
+    personaId: string,
+    label: string,
+    gate: LabelGate,
+    expectedVersions: number[] | undefined,
+  ): Promise<string | undefined> {
+    const current = await lockPersona(trx, accountId, personaId, undefined);
+    if (current === undefined) throw new Rollback<HistoryMiss>({ status: 'persona_not_found' });
+    const evalId = await gate({
+      policy: () => new LabelPolicyRepository(trx).find(personaId, label),
+      completedRuns: (version) => new EvalRepository(trx).completedOf(personaId, version),
+    });
+    if (expectedVersions !== undefined && !expectedVersions.includes(current)) throw new Rollback<HistoryMiss>({ status: 'version_mismatch' });
+    return evalId;
+  }
+
   private async lockOrRollback(
-    trx: Parameters<typeof lockPersona>[0],
+    trx: Transaction<Database>,
     accountId: string,
     personaId: string,
     expectedVersions: number[] | undefined,
