@@ -7,7 +7,7 @@
 import { type DomainError, providerError } from '../errors.js';
 import { errorBodyMessage, parseErrorBody, retryDelayFromBody } from './provider-error-body.js';
 import type { ProviderDefinition } from './provider-definition.js';
-import { cleanProviderText } from './secret-scrubber.js';
+import { cleanProviderText, type SecretScrubber } from './secret-scrubber.js';
 import type { HttpResponse, Transport } from './wire/transport.js';
 import type { StructuredOutput, TokenUsage, WireFormat } from './wire/wire-format.js';
 
@@ -31,6 +31,8 @@ export type Attempt<T> = (signal: AbortSignal) => Promise<AttemptOutcome<T>>;
 export interface AttemptTarget {
   providerId: string;
   apiKey: string;
+  /** Every key of the request (ProviderCall.scrubber). */
+  scrubber: SecretScrubber;
   rejectsKey: ProviderDefinition['rejectsKey'];
   wire: WireFormat;
   transport: Transport;
@@ -121,7 +123,7 @@ export function unusableAnswer(target: AttemptTarget, status: number, reason: 'n
  */
 export function errorAnswerFailure(target: AttemptTarget, status: number, headers: Record<string, string> | undefined, rawBody: string | undefined): ProviderFailure {
   const body = parseErrorBody(rawBody);
-  const said = cleanProviderText(errorBodyMessage(body) ?? 'no error message', target.apiKey);
+  const said = cleanProviderText(errorBodyMessage(body) ?? 'no error message', target.scrubber);
 
   if (status === 401 || status === 403 || target.rejectsKey?.(status, body)) {
     return fail(target, 'provider_rejected_request', `rejected providerApiKey (HTTP ${status})`);

@@ -14,12 +14,18 @@ import { type Clock, systemClock } from '../clock.js';
 import { type CallScope, callWithRetries, openCall } from './provider-call.js';
 import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
+import type { SecretScrubber } from './secret-scrubber.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
 import type { StructuredOutput, TokenUsage } from './wire/wire-format.js';
 
 export interface ProviderCall {
   /** The caller's own provider key. */
   apiKey: string;
+  /**
+   * Every key of the request this call is part of (its own, a fallback's, a judge's): a provider's
+   * error text is scrubbed of all of them where it is read, so no message built from it can carry one.
+   */
+  scrubber: SecretScrubber;
   /** Overrides the provider's default model for this call. */
   model?: string;
   system: string;
@@ -158,7 +164,7 @@ export function createProviderRegistry(
   const targetFor = (id: string, call: ProviderCall): { target: AttemptTarget; model: string } => {
     const { definition, baseUrl, model } = lookup(id);
     return {
-      target: { providerId: id, apiKey: call.apiKey, rejectsKey: definition.rejectsKey, wire: definition.wire, transport, baseUrl },
+      target: { providerId: id, apiKey: call.apiKey, scrubber: call.scrubber, rejectsKey: definition.rejectsKey, wire: definition.wire, transport, baseUrl },
       model: call.model ?? model,
     };
   };

@@ -281,21 +281,17 @@ function replaceIgnoringCase(text: string, lowerKey: string): string {
   return out + text.slice(from);
 }
 
-/** Replaces the key, every fragment of it of at least 6 characters, and its encoded forms. */
-export function scrubSecret(text: string, secret: string): string {
-  return new SecretScrubber([secret]).scrub(text);
-}
-
 /**
- * A provider's text made safe and short enough for an error message:
- * the key removed, key-looking tokens masked, whitespace collapsed, at most `maxLength` characters.
+ * A provider's text made safe and short enough for an error message: every key of the request
+ * removed, key-looking tokens masked, whitespace collapsed, at most `maxLength` characters.
  */
-export function cleanProviderText(text: string, secret: string, maxLength = 300): string {
+export function cleanProviderText(text: string, scrubber: SecretScrubber, maxLength = 300): string {
   // Anything past this is cut anyway.
   const bounded = text.length > maxLength * 8 ? text.slice(0, maxLength * 8) : text;
   // Masking first: a key-looking token is then replaced whole, not left as the tail after a fragment.
   const masked = bounded.replace(KEY_LIKE, REDACTED).replace(BEARER, `Bearer ${REDACTED}`);
-  const clean = scrubSecret(masked, secret)
+  const clean = scrubber
+    .scrub(masked)
     .replace(/\s+/g, ' ')
     .trim();
   return clean.length > maxLength ? `${clean.slice(0, maxLength - 1)}…` : clean;

@@ -13,7 +13,7 @@ import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, DomainError } from '../errors.js';
 import type { ProviderBudget, ProviderCall } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
-import { scrubSecret } from '../providers/secret-scrubber.js';
+import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import type { ProviderUsage } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 
@@ -28,18 +28,17 @@ export interface ChainCall {
   system: string;
   user: string;
   signal: AbortSignal;
+  /** Every key of the refine (every link's, the judge's): each provider's error text is scrubbed of all of them. */
+  scrubber: SecretScrubber;
   /** Epoch ms shared by every attempt (PROVIDER_TIMEOUT_MS from the start). */
   deadline: number;
   timeoutMs: number;
 }
 
-/** One error naming every attempt, in order; the status is the last one's. */
-function everyAttemptFailed(errors: DomainError[], links: ProviderLink[]): DomainError {
+/** One error naming every attempt, in order (each already scrubbed of every key of the refine); the status is the last one's. */
+function everyAttemptFailed(errors: DomainError[]): DomainError {
   const last = errors[errors.length - 1] as DomainError;
-  let message = errors.map((error) => error.message).join('; then ');
-  // Each message was cleaned of its own key; none may carry another link's either.
-  for (const link of links) message = scrubSecret(message, link.apiKey);
-  return new DomainError(last.code, message, { source: 'provider', headers: last.headers });
+  return new DomainError(last.code, errors.map((error) => error.message).join('; then '), { source: 'provider', headers: last.headers });
 }
 
 /** Starts one provider (`generate` or `stream` of the registry): its answer, with the attempts that failed before it. */
@@ -63,7 +62,7 @@ export async function firstAnswer<T extends { failedAttempts: number }>(
       ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
       : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };
     try {
-      const value = await start(link, { apiKey: link.apiKey, model: link.model, system: call.system, user: call.user, signal: call.signal }, budget);
+      const value = await start(link, { apiKey: link.apiKey, scrubber: call.scrubber, model: link.model, system: call.system, user: call.user, signal: call.signal }, budget);
       usage.tally.addFailedCalls(value.failedAttempts);
       usage.outcome = 'answered';
       return { value, link, usage };
@@ -77,7 +76,7 @@ export async function firstAnswer<T extends { failedAttempts: number }>(
       failures.push(error);
       // Out of time counts as a failure that may pass: the next provider has its own share.
       const mayPass = error.code === 'provider_timeout' || failed.mayPass;
-      if (last || !mayPass) throw failures.length === 1 ? error : everyAttemptFailed(failures, links);
+      if (last || !mayPass) throw failures.length === 1 ? error : everyAttemptFailed(failures);
     }
   }
   throw new Error('a refine has at least one provider');

@@ -129,7 +129,7 @@ export async function runThroughProviders(
     }
   };
   metrics.refinesInFlight.inc();
-  const call: ChainCall = { system: persona.system, user, signal, deadline: clock.now() + timeoutMs, timeoutMs };
+  const call: ChainCall = { system: persona.system, user, signal, scrubber, deadline: clock.now() + timeoutMs, timeoutMs };
   let first: { source: AnswerSource; link: ProviderLink; usage: ProviderUsage };
   try {
     const answered = await firstAnswer<AnswerSource>(
@@ -165,7 +165,7 @@ export async function runThroughProviders(
       const instructions = [repairInstructions(end.violations, end.response, original), voiceRepairInstructions(lowVoice)].filter((part) => part !== '').join('\n\n');
       const answer = await providers.generate(
         first.link.provider,
-        { apiKey: first.link.apiKey, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal },
+        { apiKey: first.link.apiKey, scrubber, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal },
         { deadline: call.deadline, timeoutMs: call.timeoutMs },
       );
       first.usage.tally.addFailedCalls(answer.failedAttempts);
@@ -229,6 +229,12 @@ export async function runThroughProviders(
 
   async function* pieces(): AsyncGenerator<string, RunEnd, undefined> {
     let failure: unknown;
+    let answerCounted = false;
+    const countAnswer = () => {
+      answerCounted = true;
+      first.usage.tally.addAnswer(first.source.usage());
+      first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
+    };
     try {
       for await (const piece of first.source.pieces) {
         if (mode === 'collect') {
@@ -238,8 +244,7 @@ export async function runThroughProviders(
         const shown = refinement.push(piece);
         if (shown !== '') yield shown;
       }
-      first.usage.tally.addAnswer(first.source.usage());
-      first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
+      countAnswer();
       let end = checked(refinement);
       let verdict: JudgeVerdict | undefined;
       if (mode === 'collect') ({ end, verdict } = await collected(end));
@@ -261,6 +266,8 @@ export async function runThroughProviders(
       throw error;
     } finally {
       // Stopped early by the reader (`return()`) also lands here: the provider stream is closed by the for-await.
+      // The call was made and may have reported tokens before it was cut (a client that left): they are spent.
+      if (!answerCounted) countAnswer();
       settle(failure);
     }
   }

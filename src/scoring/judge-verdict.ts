@@ -2,6 +2,7 @@
  * The judge's contract as the domain takes and gives it (docs/voice-score.md, "The judge"):
  * who rates a text against the persona's descriptive attributes, and what it said.
  */
+import type { SecretScrubber } from '../providers/secret-scrubber.js';
 
 /** A provider asked to rate a text; its key is a secret exactly like a refine's providerApiKey. */
 export interface JudgeRequest {
@@ -24,3 +25,13 @@ export interface Rating {
  * the score is then the deterministic one, without `voice`.
  */
 export type JudgeVerdict = { provider: string; model: string; ratings: Rating[] } | { error: string };
+
+/**
+ * The verdict as it may leave the judge: every text in it that a provider's answer could have
+ * put there (a reason, an error naming what the answer held, a provider's error) scrubbed of
+ * every key of the request. Attribute names are the rubric's own, never the answer's.
+ */
+export function scrubbedVerdict(verdict: JudgeVerdict, scrubber: SecretScrubber): JudgeVerdict {
+  if ('error' in verdict) return { error: scrubber.scrub(verdict.error) };
+  return { ...verdict, ratings: verdict.ratings.map((rating) => ({ ...rating, reason: scrubber.scrub(rating.reason) })) };
+}

@@ -15,7 +15,7 @@ import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 import { readRatings } from './judge-answer.js';
-import type { JudgeRequest, JudgeVerdict } from './judge-verdict.js';
+import { type JudgeRequest, type JudgeVerdict, scrubbedVerdict } from './judge-verdict.js';
 import { descriptiveAttributes, type JudgedPersona, judgeSystemMessage, judgeUserMessage, ratingsOutput } from './rubric.js';
 
 /** Who judges, resolved: the model is the request's or the provider's default. */
@@ -65,8 +65,16 @@ export class Judge {
     return { provider: request.provider, apiKey: request.providerApiKey, model: request.model ?? this.providers.defaultModel(request.provider) };
   }
 
-  /** Rejects only with ClientAbortedError (the client left); every other failure is the verdict's `error`. */
+  /**
+   * Rejects only with ClientAbortedError (the client left); every other failure is the verdict's
+   * `error`. The one way out of the judge: whatever its verdict quotes of an answer is scrubbed here.
+   */
   async judge(job: JudgeJob): Promise<Judgement> {
+    const { verdict, usage } = await this.rate(job);
+    return { verdict: scrubbedVerdict(verdict, job.scrubber), usage };
+  }
+
+  private async rate(job: JudgeJob): Promise<Judgement> {
     const { provider, model } = job.target;
     const rubric = descriptiveAttributes(job.persona.attributes);
     const tally = new UsageTally();
@@ -77,7 +85,7 @@ export class Judge {
     let outcome = 'ok';
     try {
       const call = {
-        apiKey: job.target.apiKey, model, system: judgeSystemMessage(job.persona, rubric), user: judgeUserMessage(job.text),
+        apiKey: job.target.apiKey, scrubber: job.scrubber, model, system: judgeSystemMessage(job.persona, rubric), user: judgeUserMessage(job.text),
         output: ratingsOutput(rubric), signal: job.signal,
       };
       const attributes = rubric.map(({ key }) => key);
@@ -87,10 +95,7 @@ export class Judge {
         tally.addFailedCalls(answered.failedAttempts);
         tally.addAnswer(answered.usage);
         const read = readRatings(answered.text, attributes);
-        if ('ratings' in read) {
-          const ratings = read.ratings.map((rating) => ({ ...rating, reason: job.scrubber.scrub(rating.reason) }));
-          return { verdict: { provider, model, ratings }, usage: tally };
-        }
+        if ('ratings' in read) return { verdict: { provider, model, ratings: read.ratings }, usage: tally };
         problem = read.problem;
       }
       outcome = 'invalid_answer';
@@ -101,7 +106,7 @@ export class Judge {
       outcome = error instanceof DomainError ? error.code : errorType(error);
       span.fail(errorType(error));
       if (error instanceof ClientAbortedError || !(error instanceof DomainError)) throw error;
-      return { verdict: { error: job.scrubber.scrub(error.message) }, usage: tally };
+      return { verdict: { error: error.message }, usage: tally };
     } finally {
       span.end();
       this.usage.record(job.accountId, [contribution]);

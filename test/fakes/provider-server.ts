@@ -78,6 +78,19 @@ export const fakeRatings = (attributes: readonly string[]) => ({
   ratings: attributes.map((attribute) => ({ attribute, rating: 4, reason: `Matches ${attribute}.` })),
 });
 
+/**
+ * A hostile judge: its answer quotes `text` (the keys it was sent, say) where the service builds a
+ * message from it: as the attribute's name or as the rating (both refused, and named in the
+ * refusal), and always in the reason.
+ */
+export const quotingRatings = (text: string, where: 'attribute' | 'rating' | 'reason') => (attributes: readonly string[]) => ({
+  ratings: attributes.map((attribute) => ({
+    attribute: where === 'attribute' ? text : attribute,
+    rating: where === 'rating' ? text : 2,
+    reason: `It reads like ${text}.`,
+  })),
+});
+
 export interface RecordedRequest {
   /** The provider this request was addressed to (first path segment). */
   provider: string;

@@ -5,9 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { quotingRatings } from '../fakes/provider-server.js';
 import { ALL_PROVIDERS, callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
+import { storageTargets } from '../helpers/storage-targets.js';
 
 /** Distinct from every refine key, so a leak is the judge's. */
 const judgeKey = (provider: string) => `Jd8Wk3Fp6Ux1${ALL_PROVIDERS.indexOf(provider)}Ns4Bq7Ty2Cv`;
@@ -78,5 +80,72 @@ describe('judge keys never leave the request', () => {
     const files = Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name))));
     expect(files.includes('Judged leak test')).toBe(true);
     for (const key of keys) expect(secretFragmentsIn(files, key), key).toEqual([]);
+  });
+});
+
+describe.each(storageTargets)('a judge answer that quotes the keys where a message names it, on $engine', (target) => {
+  const judgeKey = 'Hk2Rv8Jd5Wm3Tq9Lx6Fz4Nb7';
+  const refineKey = callerKey('openai');
+  let f: RefineFixture;
+  const seen: string[] = [];
+  const keep = async (res: Response) => {
+    const text = await res.text();
+    seen.push(JSON.stringify([...res.headers]) + text);
+    return text;
+  };
+
+  beforeAll(async () => {
+    f = await startRefineFixture({ target, env: { LOG_LEVEL: 'trace' } });
+    const { id } = await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Quoted keys', attributes: { tone: 'warm' } } })).json();
+    expect((await f.server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'Say hi.' }] } })).status).toBe(200);
+    const judge = { provider: 'anthropic', providerApiKey: judgeKey };
+    for (const where of ['attribute', 'rating', 'reason'] as const) {
+      // A check holds the judge's key alone; a refine's judge may also quote the refine's key.
+      f.fake.setBehaviour({ mode: 'ok', reply: 'Hi!', structured: quotingRatings(judgeKey, where) });
+      await keep(await f.server.request('/v1/check', { method: 'POST', json: { personaId: id, content: 'hello', judge } }));
+      f.fake.setBehaviour({ mode: 'ok', reply: 'Hi!', structured: quotingRatings(`${judgeKey} ${refineKey}`, where) });
+      const body = { provider: 'openai', providerApiKey: refineKey, personaId: id, content: 'hello', judge };
+      for (const stream of [false, true]) {
+        // The second is the replay of the stored answer.
+        for (let i = 0; i < 2; i++) {
+          await keep(await f.server.request('/v1/refine', { method: 'POST', headers: { 'idempotency-key': `${where}-${stream}` }, json: { ...body, stream } }));
+        }
+      }
+      const started = await (await f.server.request(`/v1/personas/${id}/evals`, { method: 'POST', json: { provider: 'openai', providerApiKey: refineKey, judge } })).json();
+      const result = () => f.server.request(`/v1/personas/${id}/evals/${started.id}`);
+      await vi.waitFor(async () => expect((await (await result()).json()).status).toBe('completed'), { timeout: 20_000, interval: 50 });
+      await keep(await result());
+    }
+  });
+  afterAll(() => f.close());
+
+  it('the judges quoted the keys and the refusals named what they quoted (the test is not vacuous)', () => {
+    expect(f.fake.requests.some((r) => r.headers['x-api-key'] === judgeKey)).toBe(true);
+    const answers = seen.join('\n');
+    expect(answers).toContain('gave no usable ratings in 2 answers: the last one rates \\"[redacted]\\", which the persona does not set');
+    expect(answers).toContain('the last one rates \\"tone\\" \\"[redacted]\\", not a whole number');
+    expect(answers).toContain('x-persona-judge-error');
+    expect(answers).toContain('event: done');
+    expect(answers).toContain('It reads like [redacted].');
+  });
+
+  it('neither key is in any answer body, header, stream event, replay or eval result', () => {
+    for (const key of [judgeKey, refineKey]) expect(secretFragmentsIn(seen.join('\n'), key), key).toEqual([]);
+  });
+
+  it('neither key is in any log line, even at trace level', () => {
+    for (const key of [judgeKey, refineKey]) expect(secretFragmentsIn(f.server.logs.join(''), key), key).toEqual([]);
+  });
+
+  it('neither key is in a stored idempotent answer, eval result or usage row', async () => {
+    const { db } = f.server.storage;
+    const rows = JSON.stringify([
+      await db.selectFrom('idempotency_keys').selectAll().execute(),
+      await db.selectFrom('eval_runs').selectAll().execute(),
+      await db.selectFrom('eval_results').selectAll().execute(),
+      await db.selectFrom('usage_daily').selectAll().execute(),
+    ]);
+    expect(rows).toContain('gave no usable ratings');
+    for (const key of [judgeKey, refineKey]) expect(secretFragmentsIn(rows, key), key).toEqual([]);
   });
 });

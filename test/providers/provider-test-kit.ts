@@ -2,6 +2,7 @@
 import { expect } from 'vitest';
 import { DomainError } from '../../src/errors.js';
 import { type ProviderRegistry, type ProviderRegistryOptions, createProviderRegistry } from '../../src/providers/index.js';
+import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import type { FakeProviderServer } from '../fakes/provider-server.js';
 
 /** One operator-declared OpenAI-compatible provider stands in for Ollama, vLLM, LM Studio… */
@@ -36,6 +37,7 @@ export function registryFor(fake: FakeProviderServer, options: ProviderRegistryO
 
 export const call = (id: string, extra: { model?: string; signal?: AbortSignal } = {}) => ({
   apiKey: keyFor(id),
+  scrubber: new SecretScrubber([keyFor(id)]),
   system: 'You are Captain Brevity. Rewrite the text in that voice.',
   user: '<text>Our servers will be down for maintenance tonight.</text>',
   ...extra,

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { errorBodyMessage, retryDelayFromBody } from '../../src/providers/provider-error-body.js';
-import { cleanProviderText, GOOGLE_KEY_PREFIX, scrubSecret } from '../../src/providers/secret-scrubber.js';
+import { cleanProviderText, GOOGLE_KEY_PREFIX, SecretScrubber } from '../../src/providers/secret-scrubber.js';
+
+const scrubSecret = (text: string, secret: string) => new SecretScrubber([secret]).scrub(text);
+const only = (secret: string) => new SecretScrubber([secret]);
 
 const key = 'sk-test-abcdefghijklmnopqrstuvwxyz';
 
-describe('scrubSecret', () => {
+describe('SecretScrubber.scrub', () => {
   it('removes the whole key', () => {
     expect(scrubSecret(`bad key ${key}!`, key)).toBe('bad key [redacted]!');
   });
@@ -62,18 +65,23 @@ describe('scrubSecret', () => {
 
 describe('cleanProviderText', () => {
   it('masks key-looking tokens of every provider, masked or not', () => {
-    expect(cleanProviderText(`sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, ${GOOGLE_KEY_PREFIX}FAKEAAAA, gsk_BBBB, xai-CCCC`, 'other')).toBe(
+    expect(cleanProviderText(`sk-proj-XYZ1****abcd, sk-ant-api03-QQQQ, ${GOOGLE_KEY_PREFIX}FAKEAAAA, gsk_BBBB, xai-CCCC`, only('other'))).toBe(
       '[redacted], [redacted], [redacted], [redacted], [redacted]',
     );
   });
 
   it('masks bearer tokens', () => {
-    expect(cleanProviderText('got header Bearer abc.def.ghi', 'other')).toBe('got header Bearer [redacted]');
+    expect(cleanProviderText('got header Bearer abc.def.ghi', only('other'))).toBe('got header Bearer [redacted]');
+  });
+
+  it('removes every key of the request, not only the one the provider was called with', () => {
+    const [own, judge] = ['Qz7Hq2Zx9Lm4Vb8Nc1Pw0Rt5Ys3', 'Hk2Rv8Jd5Wm3Tq9Lx6Fz4Nb7'];
+    expect(cleanProviderText(`bad key ${own}; the judge's is ${judge}`, new SecretScrubber([own, judge]))).toBe("bad key [redacted]; the judge's is [redacted]");
   });
 
   it('collapses whitespace and truncates to the limit', () => {
-    expect(cleanProviderText('a\n\n  b\tc', key)).toBe('a b c');
-    const long = cleanProviderText('word '.repeat(200), key, 50);
+    expect(cleanProviderText('a\n\n  b\tc', only(key))).toBe('a b c');
+    const long = cleanProviderText('word '.repeat(200), only(key), 50);
     expect(long).toHaveLength(50);
     expect(long.endsWith('…')).toBe(true);
   });
