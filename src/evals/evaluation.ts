@@ -49,6 +49,8 @@ export interface EvalSummary {
   passRate: number;
   /** The persona version's `minScore`, the bar `passed` used; null when it sets none. */
   minScore: number | null;
+  /** Results that are errors (no answer): a run with any meets no label gate (docs/evaluations.md, "Gated labels"). */
+  errored: number;
   /** Rule id → findings left in the answers, over every result. */
   violations: Record<string, number>;
   usage: EvalUsage;
@@ -105,6 +107,7 @@ export function summarize(results: readonly ScoredResult[], minScore: number | u
     score: mean === null ? null : Math.round(mean * 10) / 10,
     passRate: results.length === 0 ? 0 : Math.round((results.filter((result) => result.passed).length / results.length) * 10_000) / 10_000,
     minScore: minScore ?? null,
+    errored: results.filter((result) => result.error !== undefined).length,
     violations,
     usage,
   };

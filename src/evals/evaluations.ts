@@ -102,10 +102,17 @@ const sleep = (ms: number, signal: AbortSignal) =>
     signal.addEventListener('abort', done);
   });
 
-/** What a label gate weighs (docs/evaluations.md, "Gated labels"): the completed runs of a version, newest first. */
+/** What a label gate weighs of a completed run (docs/evaluations.md, "Gated labels"). */
 export const completedEvaluation: CompletedEvaluationOf = (row) => {
-  const { score, passRate } = JSON.parse(row.summary) as EvalSummary;
-  return { id: row.id, score, passRate, finishedAt: row.finished_at ?? row.created_at };
+  const { score, passRate, errored } = JSON.parse(row.summary) as EvalSummary;
+  // What the run proves of a model: nothing when no model was called, too little when a sample went unanswered.
+  const unfit =
+    row.provider === RULES_PROVIDER
+      ? `was made with provider "${RULES_PROVIDER}", which calls no model, and meets no gate`
+      : errored > 0
+        ? `has ${errored} errored sample${errored === 1 ? '' : 's'} of ${row.total}, and a run with an errored sample meets no gate`
+        : null;
+  return { id: row.id, score, passRate, finishedAt: row.finished_at ?? row.created_at, unfit };
 };
 
 export class Evaluations {
@@ -141,7 +148,7 @@ export class Evaluations {
       concurrency: body.concurrency ?? DEFAULT_CONCURRENCY,
       total: samples.length,
       done: 0,
-      summary: JSON.stringify({ score: null, passRate: 0, minScore: persona.minScore ?? null, violations: {}, usage: emptyUsage() } satisfies EvalSummary),
+      summary: JSON.stringify({ score: null, passRate: 0, minScore: persona.minScore ?? null, errored: 0, violations: {}, usage: emptyUsage() } satisfies EvalSummary),
       error: null,
       created_at: now,
       finished_at: null,

@@ -41,6 +41,8 @@ export interface CompletedEvaluation {
   score: number | null;
   passRate: number;
   finishedAt: string;
+  /** Why this run meets no gate whatever it scored, as a 409 says it of the latest run; null when it may meet one. */
+  unfit: string | null;
 }
 
 /** A completed run's row as a gate weighs it (evals/ owns what a run's summary holds). */
@@ -125,6 +127,7 @@ export class LabelPolicies {
   private judge(label: string, version: number, policy: LabelPolicy, runs: CompletedEvaluation[]): string {
     const oldest = policy.maxAgeDays === null ? undefined : new Date(Date.now() - policy.maxAgeDays * DAY_MS).toISOString();
     const meets = (run: CompletedEvaluation) =>
+      run.unfit === null &&
       (oldest === undefined || run.finishedAt >= oldest) &&
       (policy.minScore === null || (run.score !== null && run.score >= policy.minScore)) &&
       (policy.minPassRate === null || run.passRate >= policy.minPassRate);
@@ -143,6 +146,7 @@ function gateMessage(label: string, version: number, policy: LabelPolicy, latest
   const age = policy.maxAgeDays === null ? '' : ` from the last ${policy.maxAgeDays} day${policy.maxAgeDays === 1 ? '' : 's'}`;
   const needs = `label "${label}" needs an evaluation of version ${version}${bars.length ? ` with ${bars.join(' and ')}` : ''}${age}`;
   if (!latest) return `${needs}; none exists`;
+  if (latest.unfit !== null) return `${needs}; the latest, ${latest.id}, ${latest.unfit}`;
   if (oldest !== undefined && latest.finishedAt < oldest) return `${needs}; the latest, ${latest.id}, finished ${latest.finishedAt}`;
   const scored = latest.score === null ? 'answered no sample' : `scored ${latest.score}`;
   const scoreFell = policy.minScore !== null && (latest.score === null || latest.score < policy.minScore);

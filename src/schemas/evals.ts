@@ -104,6 +104,7 @@ const Summary = Type.Object(
     score: Type.Union([Type.Number(), Type.Null()], { description: 'Mean score of the answered samples (one decimal); null when none was answered' }),
     passRate: Type.Number({ minimum: 0, maximum: 1, description: 'Share of the results that passed; a failed sample did not' }),
     minScore: Type.Union([Type.Integer(), Type.Null()], { description: 'The persona version\'s `minScore`, the bar `passed` used; null when it sets none' }),
+    errored: Type.Integer({ minimum: 0, description: 'Samples that got no answer (their result has `error`); a run with any meets no label gate' }),
     violations: Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'Rule id → findings left, over every answer' }),
     usage: Usage,
   },

@@ -128,7 +128,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect(done.results.map((r: { passed: boolean }) => r.passed)).toEqual([true, true, false]);
     expect(done.results[2]).toMatchObject({ score: 90, violations: [{ rule: 'avoid', severity: 'required' }] });
     expect(done.summary).toEqual({
-      score: 96.7, passRate: 0.6667, minScore: null, violations: { avoid: 1 },
+      score: 96.7, passRate: 0.6667, minScore: null, errored: 0, violations: { avoid: 1 },
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), providerCalls: expect.any(Number) },
     });
     expect(done.summary.usage.providerCalls).toBeGreaterThanOrEqual(3);
@@ -178,7 +178,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
       error: { error: 400, message: expect.stringMatching(/^provider "openai" /) },
     });
     expect(partial.results[0].passed).toBe(true);
-    expect(partial.summary).toMatchObject({ score: 100, passRate: 0.6667 });
+    expect(partial.summary).toMatchObject({ score: 100, passRate: 0.6667, errored: 1 });
 
     fixture.fake.setBehaviour('rejectKey');
     const failed = await run(id);
@@ -341,6 +341,34 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect((await move(3)).status).toBe(200);
     // Removing a label is not a move to a version: only protection applies.
     expect((await request(`/v1/personas/${id}/labels/production`, { method: 'DELETE' })).status).toBe(204);
+  });
+
+  it('gate: a run with an errored sample, or made with rules, never meets it, and the 409 says which; the summary counts the errored samples', async () => {
+    fixture.fake.setBehaviour(replies([]));
+    const id = await newPersona();
+    const ten = ['one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'].map((name) => ({ name, content: 'Say hi to ALPHA.' }));
+    expect((await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: ten } })).status).toBe(200);
+    await request(`/v1/personas/${id}/labels/production/policy`, { method: 'PUT', json: { minScore: 90 } });
+    const move = () => request(`/v1/personas/${id}/labels/production`, { method: 'PUT', json: { version: 1 } });
+    const needs = 'label "production" needs an evaluation of version 1 with score ≥ 90';
+
+    // One at a time: the first sample is answered, the provider refuses the nine others.
+    fixture.fake.enqueue(replies([]), ...Array<'badRequest'>(9).fill('badRequest'));
+    const mostlyErrored = await run(id, { concurrency: 1 });
+    expect(mostlyErrored).toMatchObject({ status: 'completed', summary: { score: 100, errored: 9 } });
+    expect(await (await move()).json()).toEqual({
+      error: 409, message: `${needs}; the latest, ${mostlyErrored.id}, has 9 errored samples of 10, and a run with an errored sample meets no gate`,
+    });
+
+    const byRules = await run(id, { provider: 'rules', providerApiKey: undefined });
+    expect(byRules).toMatchObject({ status: 'completed', summary: { score: 100, errored: 0 } });
+    expect(await (await move()).json()).toEqual({
+      error: 409, message: `${needs}; the latest, ${byRules.id}, was made with provider "rules", which calls no model, and meets no gate`,
+    });
+
+    const clean = await run(id);
+    expect(clean.summary).toMatchObject({ score: 100, errored: 0 });
+    expect(await (await move()).json()).toEqual({ production: 1 });
   });
 
   it('a persona deleted takes its samples and runs with it', async () => {

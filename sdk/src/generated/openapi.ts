@@ -4755,6 +4755,8 @@ export interface components {
                 passRate: number;
                 /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
                 minScore: number | null;
+                /** @description Samples that got no answer (their result has `error`); a run with any meets no label gate */
+                errored: number;
                 /** @description Rule id → findings left, over every answer */
                 violations: {
                     [key: string]: number;
@@ -4800,6 +4802,8 @@ export interface components {
                 passRate: number;
                 /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
                 minScore: number | null;
+                /** @description Samples that got no answer (their result has `error`); a run with any meets no label gate */
+                errored: number;
                 /** @description Rule id → findings left, over every answer */
                 violations: {
                     [key: string]: number;
@@ -4831,6 +4835,8 @@ export interface components {
                 passRate: number;
                 /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
                 minScore: number | null;
+                /** @description Samples that got no answer (their result has `error`); a run with any meets no label gate */
+                errored: number;
                 /** @description Rule id → findings left, over every answer */
                 violations: {
                     [key: string]: number;
@@ -4854,6 +4860,8 @@ export interface components {
                 passRate: number;
                 /** @description The persona version's `minScore`, the bar `passed` used; null when it sets none */
                 minScore: number | null;
+                /** @description Samples that got no answer (their result has `error`); a run with any meets no label gate */
+                errored: number;
                 /** @description Rule id → findings left, over every answer */
                 violations: {
                     [key: string]: number;
