@@ -12,7 +12,7 @@ import {
   isWellKnownAttribute,
   parseAttributes,
 } from '../personas/catalogue/index.js';
-import { indented, labelled, quote } from '../personas/catalogue/prompt-lines.js';
+import { indented, labelled, quote, spansLines } from '../personas/catalogue/prompt-lines.js';
 
 export interface RefinePersona {
   name: string;
@@ -41,12 +41,17 @@ export function buildSystemMessage({ name, attributes }: RefinePersona): string 
     'You are a writing assistant. Rewrite the text you are given so it sounds like the persona below.',
     '',
     '# Persona',
-    ...labelled('Name', name.trim()),
+    ...nameLines(name),
     ...personaLines(attributes, values),
   ];
   if (values.examples) lines.push('', '# Examples of this voice', ...exampleLines(values.examples));
   lines.push('', '# Rules', ...ruleLines(values.language !== undefined));
   return lines.join('\n');
+}
+
+/** The persona's name as every prompt states it: data under its label, like an attribute's value. */
+export function nameLines(name: string): string[] {
+  return labelled('Name', name.trim());
 }
 
 function ruleLines(personaSetsLanguage: boolean): string[] {
@@ -103,7 +108,7 @@ function exampleLines(pairs: readonly ExamplePair[]): string[] {
 
 // Quoted only when bare text would read as something else: empty, padded, a literal, or YAML syntax.
 const AMBIGUOUS_STRING = /^$|^\s|\s$|^(?:true|false|null|-?\d+(?:\.\d+)?)$|^[-[{|"'>#]/;
-const AMBIGUOUS_KEY = /^$|^\s|\s$|[:\n#]|^[-[{|"'>]/;
+const AMBIGUOUS_KEY = /^$|^\s|\s$|[:\n\r\v\f\u0085\u2028\u2029#]|^[-[{|"'>]/;
 
 function entryLines(key: string, value: unknown, indent: string): string[] {
   const head = `${indent}${AMBIGUOUS_KEY.test(key) ? quote(key) : key}:`;
@@ -130,7 +135,7 @@ function scalar(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-const isMultiline = (value: unknown): value is string => typeof value === 'string' && value.includes('\n');
+const isMultiline = (value: unknown): value is string => typeof value === 'string' && spansLines(value);
 
 function isNonEmptyContainer(value: unknown): value is object {
   return typeof value === 'object' && value !== null && Object.keys(value).length > 0;

@@ -48,7 +48,6 @@ export function applyEdits(text: string, edits: readonly Edit[]): string {
   return out + text.slice(cursor);
 }
 
-/** Quotes a term for a human-readable message (escapes newlines and quotes, keeps Unicode). */
 /**
  * Appends every item of `lists` to `target`. Not `push(...items)`: spreading passes each item
  * as an argument, and an answer of 150,000 placeholders overflowed the call stack.
@@ -58,6 +57,5 @@ export function appendAll<T>(target: T[], ...lists: readonly (readonly T[])[]): 
   return target;
 }
 
-export function quote(term: string): string {
-  return JSON.stringify(term);
-}
+// A rule's message quotes terms as the prompts do: it reaches the repair prompt.
+export { quote } from '../personas/catalogue/prompt-lines.js';

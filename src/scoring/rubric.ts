@@ -6,7 +6,7 @@
 import { ATTRIBUTE_CATALOGUE, isWellKnownAttribute, parseAttributes } from '../personas/catalogue/index.js';
 import { quote } from '../personas/catalogue/prompt-lines.js';
 import type { StructuredOutput } from '../providers/index.js';
-import { delimitedData, type StatedAttribute, statedAttributes } from '../refine/prompt.js';
+import { delimitedData, nameLines, type StatedAttribute, statedAttributes } from '../refine/prompt.js';
 
 export interface JudgedPersona {
   name: string;
@@ -35,7 +35,7 @@ export function judgeSystemMessage(persona: JudgedPersona, rubric: readonly Stat
     'You are a strict editor. Rate how well the text you are given matches each attribute of the persona below.',
     '',
     '# Persona',
-    `Name: ${persona.name.trim()}`,
+    ...nameLines(persona.name),
     '',
     '# Attributes to rate',
     ...rubric.flatMap(({ key, lines }) => [`Attribute ${quote(key)}:`, ...lines.map((line) => (line === '' ? '' : `  ${line}`))]),
