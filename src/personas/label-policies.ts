@@ -11,6 +11,7 @@ import type { Actor } from '../storage/change-log.js';
 import type { EvalRunRow } from '../storage/eval-repository.js';
 import type { LabelPolicyRepository, LabelPolicyRow } from '../storage/label-policy-repository.js';
 import type { LabelGate } from '../storage/persona-history-repository.js';
+import { isProtected, PROTECTED_BY_DEFAULT } from './labels.js';
 import { checkLabelName } from './persona-history.js';
 import { personaNotFound, type PersonaService } from './persona-service.js';
 
@@ -50,13 +51,10 @@ export type CompletedEvaluationOf = (row: EvalRunRow) => CompletedEvaluation;
 
 const DAY_MS = 86_400_000;
 
-/** Protected by default, for personas created since label policies exist. */
-export const PROTECTED_BY_DEFAULT = new Set(['production']);
-
 function toPolicy(label: string, row: LabelPolicyRow | undefined): LabelPolicy {
   return {
     label,
-    protected: row ? row.protected === 1 : PROTECTED_BY_DEFAULT.has(label),
+    protected: isProtected(label, row?.protected),
     minScore: row?.min_score ?? null,
     minPassRate: row?.min_pass_rate ?? null,
     maxAgeDays: row?.max_age_days ?? null,

@@ -6,5 +6,12 @@ export const LATEST_LABEL = 'latest';
 /** Not a label name: `GET …/labels` answers each label's policy under this member. */
 export const POLICIES_MEMBER = 'policies';
 
+/** Protected by default, for personas created since label policies exist. */
+export const PROTECTED_BY_DEFAULT = new Set(['production']);
+
+/** A label is protected when its policy says so, or when it has none and is protected by default. */
+export const isProtected = (label: string, storedProtection: number | null | undefined): boolean =>
+  storedProtection === null || storedProtection === undefined ? PROTECTED_BY_DEFAULT.has(label) : storedProtection === 1;
+
 /** Each label and the version it points at; `latest` is implicit and not listed. */
 export type PersonaLabels = Record<string, number>;

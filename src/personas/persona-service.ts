@@ -3,11 +3,12 @@
  * the JSON text that was stored; the HTTP edge splices it into the body as stored
  * (docs/http-contract.md, "Response bodies").
  */
-import { notFound, preconditionFailed } from '../errors.js';
+import { lacksScope, notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
 import type { Actor } from '../storage/change-log.js';
-import type { PersonaChanges, PersonaRepository, PersonaRow } from '../storage/persona-repository.js';
+import type { PersonaChanges, PersonaRepository, PersonaRow, SetLabel } from '../storage/persona-repository.js';
 import { etagFor, versionsFromIfMatch } from './etag.js';
+import { isProtected } from './labels.js';
 import { normalizeName, serializeAttributes } from './persona-rules.js';
 
 export interface PersonaRecord {
@@ -145,10 +146,17 @@ export class PersonaService {
     return toRecord(outcome.row);
   }
 
-  async delete(actor: Actor, id: string, ifMatch: string | undefined): Promise<void> {
+  /**
+   * Deleting removes every label, so a protected one that points at a version needs `labels:protected`
+   * as its removal would (docs/keys-and-scopes.md, "Protected labels").
+   */
+  async delete(actor: Actor, id: string, ifMatch: string | undefined, { mayRemoveProtected }: { mayRemoveProtected: boolean }): Promise<void> {
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
     const expected = await expectedVersions(ifMatch, () => this.get(actor.accountId, id));
-    const outcome = await this.personas.delete({ ...actor, at: new Date().toISOString() }, id, expected);
+    const admit = (labels: SetLabel[]) => {
+      if (!mayRemoveProtected && labels.some((set) => isProtected(set.label, set.protected))) throw lacksScope('labels:protected');
+    };
+    const outcome = await this.personas.delete({ ...actor, at: new Date().toISOString() }, id, admit, expected);
     if (outcome.status === 'not_found') throw personaNotFound(id);
     if (outcome.status === 'version_mismatch') throw mismatch();
   }

@@ -13,7 +13,7 @@ import {
 } from '../schemas/persona.js';
 import { Type } from '@sinclair/typebox';
 import type { IdempotencyHooks } from '../http/idempotency.js';
-import { actorOf } from '../http/auth.js';
+import { actorOf, requestHas } from '../http/auth.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 const personaRef = Type.Ref('Persona');
@@ -132,14 +132,16 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
     schema: {
       tags: ['personas'],
       summary: 'Delete a persona',
-      description: 'Its versions and labels go with it; its audit events stay.',
+      description:
+        'Its versions and labels go with it; its audit events stay. ' +
+        'A persona with a protected label that points at a version needs the scope `labels:protected` as well.',
       security,
       params: PersonaParams,
       headers: Type.Composite([IfMatchHeaders, IdempotencyHeaders]),
       response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
-      await personas.delete(actorOf(request), request.params.id, request.headers['if-match']);
+      await personas.delete(actorOf(request), request.params.id, request.headers['if-match'], { mayRemoveProtected: requestHas(request, 'labels:protected') });
       return reply.code(204).send(null);
     },
   });

@@ -3,7 +3,7 @@
  * meaning. Each write also records its version and audit event (change-log.ts).
  */
 import type { Kysely, Selectable } from 'kysely';
-import { type ChangeAuthor, recordEvent, recordVersion } from './change-log.js';
+import { type ChangeAuthor, lockPersona, recordEvent, recordVersion } from './change-log.js';
 import { precompiled } from './precompiled.js';
 import type { Database, PersonasTable } from './schema.js';
 
@@ -16,6 +16,12 @@ export interface PersonaChanges {
 
 export type UpdateOutcome = { status: 'updated'; row: PersonaRow } | { status: 'not_found' } | { status: 'version_mismatch' };
 export type DeleteOutcome = { status: 'deleted' } | { status: 'not_found' } | { status: 'version_mismatch' };
+
+/** A label that points at a version, and its stored protection (null: it has no policy). */
+export interface SetLabel {
+  label: string;
+  protected: number | null;
+}
 
 export class PersonaRepository {
   private readonly selectOne;
@@ -78,24 +84,36 @@ export class PersonaRepository {
     return this.missOutcome(author.accountId, id);
   }
 
-  /** Versions, labels, label policies, evaluation samples and runs go with the persona; its audit events stay. */
-  async delete(author: ChangeAuthor, id: string, expectedVersions?: number[]): Promise<DeleteOutcome> {
-    const deleted = await this.db.transaction().execute(async (trx) => {
-      let query = trx.deleteFrom('personas').where('account_id', '=', author.accountId).where('id', '=', id);
-      if (expectedVersions !== undefined) query = query.where('version', 'in', expectedVersions);
-      const row = await query.returning('version').executeTakeFirst();
-      if (!row) return false;
+  /**
+   * Versions, labels, label policies, evaluation samples and runs go with the persona; its audit events stay.
+   * `admit` sees the labels that point at a version, under the persona's row lock (as a label write takes it),
+   * and throws to refuse; it is asked before If-Match is compared, as a label's removal asks its gate.
+   */
+  async delete(author: ChangeAuthor, id: string, admit: (labels: SetLabel[]) => void, expectedVersions?: number[]): Promise<DeleteOutcome> {
+    return this.db.transaction().execute(async (trx): Promise<DeleteOutcome> => {
+      const current = await lockPersona(trx, author.accountId, id, undefined);
+      if (current === undefined) return { status: 'not_found' };
+      admit(
+        await trx
+          .selectFrom('persona_labels')
+          .leftJoin('label_policies', (join) =>
+            join.onRef('label_policies.persona_id', '=', 'persona_labels.persona_id').onRef('label_policies.label', '=', 'persona_labels.label'),
+          )
+          .select(['persona_labels.label', 'label_policies.protected'])
+          .where('persona_labels.persona_id', '=', id)
+          .execute(),
+      );
+      if (expectedVersions !== undefined && !expectedVersions.includes(current)) return { status: 'version_mismatch' };
+      await trx.deleteFrom('personas').where('id', '=', id).execute();
       await trx.deleteFrom('persona_labels').where('persona_id', '=', id).execute();
       await trx.deleteFrom('label_policies').where('persona_id', '=', id).execute();
       await trx.deleteFrom('persona_versions').where('persona_id', '=', id).execute();
       await trx.deleteFrom('eval_sample_sets').where('persona_id', '=', id).execute();
       await trx.deleteFrom('eval_results').where('eval_id', 'in', (eb) => eb.selectFrom('eval_runs').select('id').where('persona_id', '=', id)).execute();
       await trx.deleteFrom('eval_runs').where('persona_id', '=', id).execute();
-      await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: row.version });
-      return true;
+      await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: current });
+      return { status: 'deleted' };
     });
-    if (deleted) return { status: 'deleted' };
-    return this.missOutcome(author.accountId, id);
   }
 
   /** Why a conditional write touched no row: the persona is gone, or it moved on. */

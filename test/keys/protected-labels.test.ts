@@ -79,6 +79,41 @@ describe.each(storageTargets)('protected labels on $engine', (target) => {
     expect((await server.request(`/v1/personas/${id}/labels/latest/policy`, { method: 'PUT', key: releaser, json: { protected: true } })).status).toBe(400);
   });
 
+  it('deleting a persona whose protected label points at a version needs labels:protected; a protected policy on an unset label does not', async () => {
+    const deleter = await key(['personas:write', 'personas:read']);
+    const remove = (id: string, as: string) => server.request(`/v1/personas/${id}`, { method: 'DELETE', key: as });
+    const exists = async (id: string) => (await server.request(`/v1/personas/${id}`)).status === 200;
+
+    // production set (protected by default) and gated.
+    const gated = await newPersona();
+    expect((await server.request(`/v1/personas/${gated}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    await server.request(`/v1/personas/${gated}/labels/production/policy`, { method: 'PUT', key: releaser, json: { minScore: 90 } });
+    const refused = await remove(gated, deleter);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 403, message: 'this key lacks the scope "labels:protected"' });
+    expect(await exists(gated)).toBe(true);
+    // Refused before If-Match is compared, as a label's removal is.
+    expect((await server.request(`/v1/personas/${gated}`, { method: 'DELETE', key: deleter, headers: { 'if-match': '"9"' } })).status).toBe(403);
+
+    // A label protected by its policy.
+    const stable = await newPersona();
+    await server.request(`/v1/personas/${stable}/labels/stable/policy`, { method: 'PUT', key: releaser, json: { protected: true } });
+    await server.request(`/v1/personas/${stable}/labels/stable`, { method: 'PUT', key: releaser, json: { version: 2 } });
+    expect((await remove(stable, deleter)).status).toBe(403);
+
+    // Protected policies on labels that point nowhere, and an unprotected label set: nothing served is taken away.
+    const unset = await newPersona();
+    await server.request(`/v1/personas/${unset}/labels/stable/policy`, { method: 'PUT', key: releaser, json: { protected: true } });
+    await server.request(`/v1/personas/${unset}/labels/staging`, { method: 'PUT', key: releaser, json: { version: 1 } });
+    expect((await remove(unset, deleter)).status).toBe(204);
+
+    // With labels:protected as well, both go.
+    const remover = await key(['personas:write', 'personas:read', 'labels:protected']);
+    expect((await remove(gated, remover)).status).toBe(204);
+    expect((await remove(stable, remover)).status).toBe(204);
+    expect(await exists(gated)).toBe(false);
+  });
+
   it('a persona deleted takes its policies with it', async () => {
     const id = await newPersona();
     await server.request(`/v1/personas/${id}/labels/stable/policy`, { method: 'PUT', json: { protected: true } });

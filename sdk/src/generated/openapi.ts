@@ -363,7 +363,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a persona
-         * @description Its versions and labels go with it; its audit events stay.
+         * @description Its versions and labels go with it; its audit events stay. A persona with a protected label that points at a version needs the scope `labels:protected` as well.
          */
         delete: {
             parameters: {
