@@ -6,6 +6,7 @@
 import { unauthorized } from '../errors.js';
 import type { AccountRepository, ActiveKey } from '../storage/account-repository.js';
 import { hashApiKey } from './api-key.js';
+import { storedExpiry } from './expiry.js';
 import { parseScopes, type ScopeGrant } from './scopes.js';
 
 /** Per-key budgets (docs/keys-and-scopes.md, "Budgets"); null when the key has none. */
@@ -14,11 +15,19 @@ export interface KeyLimits {
   refinesPerMinute: number | null;
 }
 
+/** A key whose limits bound another's spending: the key that created it, or one above that. */
+export interface LimitingKey {
+  keyId: string;
+  limits: KeyLimits;
+}
+
 export interface Principal {
   accountId: string;
   keyId: string;
   scopes: readonly ScopeGrant[];
   limits: KeyLimits;
+  /** The keys above this one that have limits, nearest first: its refines spend against theirs too. */
+  limitedBy: readonly LimitingKey[];
   /** When the key stops being accepted (ISO date-time), null when it does not expire. */
   expiresAt: string | null;
 }
@@ -35,6 +44,7 @@ function principalOf(row: ActiveKey): Principal {
       tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
       refinesPerMinute: row.refines_per_minute === null ? null : Number(row.refines_per_minute),
     },
+    limitedBy: row.limited_by === null ? [] : (JSON.parse(row.limited_by) as LimitingKey[]),
     expiresAt: row.expires_at,
   };
 }
@@ -84,17 +94,22 @@ export class Authenticator {
       throw unauthorized('API key is not valid or has been revoked');
     }
     const principal = principalOf(row);
-    if (row.expires_at !== null && Date.parse(row.expires_at) <= now) {
+    const expiry = row.expires_at === null ? null : storedExpiry(row.expires_at);
+    if (expiry !== null && (expiry === undefined || expiry <= now)) {
       this.cache.delete(hash);
       if (row.expiry_recorded_at === null && !this.recordingExpiry.has(row.id)) {
         const keyId = row.id;
         this.recordingExpiry.add(keyId);
         void this.onExpired({ accountId: row.account_id, keyId, requestId }).finally(() => this.recordingExpiry.delete(keyId));
       }
-      throw unauthorized(`API key expired at ${row.expires_at}; ask for a new one`);
+      throw unauthorized(
+        expiry === undefined
+          ? 'API key has an expiry this service cannot read, so it counts as expired; ask for a new one'
+          : `API key expired at ${row.expires_at}; ask for a new one`,
+      );
     }
     const validUntil = Math.min(
-      row.expires_at === null ? Infinity : Date.parse(row.expires_at),
+      expiry ?? Infinity,
       row.matchedPrevious && row.previous_expires_at !== null ? Date.parse(row.previous_expires_at) : Infinity,
     );
     // A Map iterates in insertion order: when full, the oldest lookup goes, not every

@@ -39,7 +39,7 @@ function withSpan<T>(tracer: Tracer, providerId: string, model: string, attempt:
   };
 }
 
-const recordUsage = (span: TraceSpan, usage: TokenUsage | undefined) =>
+const recordUsage = (span: TraceSpan, usage: Partial<TokenUsage> | undefined) =>
   span.set('gen_ai.usage.input_tokens', usage?.inputTokens).set('gen_ai.usage.output_tokens', usage?.outputTokens);
 
 export function tracedAttempt(tracer: Tracer, providerId: string, model: string, attempt: Attempt<ProviderText>): Attempt<ProviderText> {

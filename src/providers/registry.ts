@@ -60,8 +60,8 @@ export interface ProviderTextStream {
    * Stopping early (`return()`) aborts the provider's stream.
    */
   pieces: AsyncGenerator<string, void, undefined>;
-  /** The tokens the provider reported; complete once `pieces` ended. */
-  usage(): TokenUsage | undefined;
+  /** The tokens the provider reported so far; complete once `pieces` ended (a member is absent while unreported). */
+  usage(): Partial<TokenUsage>;
 }
 
 export interface ProviderDescription {

@@ -11,15 +11,18 @@ import {
 } from './attempt.js';
 import { serverSentEventData, StreamTooLargeError } from './wire/server-sent-events.js';
 import type { HttpResponse } from './wire/transport.js';
-import { tokenUsage, type TokenUsage } from './wire/wire-format.js';
+import { reportedTokens, type TokenUsage } from './wire/wire-format.js';
 
 export interface StreamedText {
   /** The first text of the answer: it holds more than whitespace. */
   first: string;
   /** The pieces after the first; throws the failure's DomainError if the stream breaks. */
   rest: AsyncGenerator<string, void, undefined>;
-  /** The tokens the provider reported, once the stream ended (some report input at the start). */
-  usage(): TokenUsage | undefined;
+  /**
+   * The tokens the provider reported so far (some report input at the start, output at the end):
+   * a stream cut early still counts what was reported. A member is absent while unreported.
+   */
+  usage(): Partial<TokenUsage>;
 }
 
 type Step = { text: string } | { end: true } | { failure: ProviderFailure };
@@ -85,7 +88,7 @@ export function streamedAttempt(target: AttemptTarget, prompt: Prompt): Attempt<
         }
         if ('text' in step) first += step.text;
       }
-      return { ok: true, value: { first, rest: rest(events), usage: () => tokenUsage(usage.inputTokens, usage.outputTokens) } };
+      return { ok: true, value: { first, rest: rest(events), usage: () => reportedTokens(usage) } };
     });
 }
 

@@ -101,7 +101,7 @@ export interface RunJob {
 interface AnswerSource {
   pieces: AsyncIterable<string> | Iterable<string>;
   failedAttempts: number;
-  usage(): TokenUsage | undefined;
+  usage(): Partial<TokenUsage> | undefined;
 }
 
 /**

@@ -7,6 +7,7 @@ import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
 import { requestUsage } from '../usage/request-usage.js';
+import { estimatedJudgeTokens } from '../usage/token-estimate.js';
 import { usageHeader } from '../usage/usage-tally.js';
 
 const CheckHeaders = {
@@ -46,9 +47,9 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         if (!reply.raw.writableFinished) disconnected.abort();
       };
       reply.raw.once('close', onClose);
-      const { accountId, keyId, limits } = request.principal;
+      const { accountId, keyId } = request.principal;
       // Admitted before any work, as POST /v1/refine is; the judge's usage reaches the key's budget through the usage context.
-      const meter = request.body.judge ? await budgets({ accountId, keyId, limits, requestId: request.id }) : undefined;
+      const meter = request.body.judge ? await budgets({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content)) : undefined;
       try {
         const onTokens = meter ? (tokens: number) => meter.add(tokens) : undefined;
         const { verdict, personaVersion, usage } = await requestUsage.run({ keyId, onTokens }, () => checker.check(accountId, request.body, disconnected.signal));
@@ -57,8 +58,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         return verdict;
       } finally {
         reply.raw.off('close', onClose);
-        const used = await meter?.settle().catch((error: unknown) => request.log.warn({ err: error }, 'token budget could not be settled'));
-        if (meter && used !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, meter.limit - used)));
+        const remaining = await meter?.settle().catch((error: unknown) => request.log.warn({ err: error }, 'token budget could not be settled'));
+        if (remaining !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, remaining)));
       }
     },
   });

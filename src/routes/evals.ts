@@ -53,8 +53,8 @@ export interface EvalRouteOptions {
 function admissionFor(request: FastifyRequest, budgets: KeyBudgets): RefineAdmission {
   const who = { ...request.principal, requestId: request.id };
   return {
-    async admit() {
-      const meter = await budgets(who);
+    async admit(estimate) {
+      const meter = await budgets(who, estimate);
       return { onTokens: meter ? (tokens: number) => meter.add(tokens) : undefined, settle: async () => void (await meter?.settle()) };
     },
   };

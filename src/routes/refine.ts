@@ -13,6 +13,7 @@ import { judgeHeaders, sendRefineStream } from './refine-stream.js';
 import { parseCacheControl } from '../cache/cache-control.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { PersonaScoreHeader, RefineBody, RefineResponse } from '../schemas/refine.js';
+import { estimatedRefineTokens } from '../usage/token-estimate.js';
 import { usageHeader } from '../usage/usage-tally.js';
 
 const RefineHeaders = Type.Composite([
@@ -35,7 +36,7 @@ export interface RefineRouteOptions {
 
 export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async (app, { refine, concurrency, metrics, idempotency, deferIdempotency }) => {
   app.post('/refine', {
-    config: { scope: 'refine', budgeted: true },
+    config: { scope: 'refine', budgeted: (request) => estimatedRefineTokens(request.body as RefineBody) },
     ...idempotency,
     schema: {
       tags: ['refine'],

@@ -12,10 +12,10 @@ export type ApiKeyListing = ApiKeyRow & { account_name: string };
 /** What authentication needs of a key: never its hash. */
 export type ActiveKey = Pick<
   ApiKeyRow,
-  'id' | 'account_id' | 'scopes' | 'expires_at' | 'tokens_per_day' | 'refines_per_minute' | 'previous_expires_at' | 'expiry_recorded_at'
+  'id' | 'account_id' | 'scopes' | 'expires_at' | 'tokens_per_day' | 'refines_per_minute' | 'previous_expires_at' | 'expiry_recorded_at' | 'limited_by'
 >;
 const ACTIVE_KEY_COLUMNS = [
-  'id', 'account_id', 'scopes', 'expires_at', 'tokens_per_day', 'refines_per_minute', 'previous_expires_at', 'expiry_recorded_at',
+  'id', 'account_id', 'scopes', 'expires_at', 'tokens_per_day', 'refines_per_minute', 'previous_expires_at', 'expiry_recorded_at', 'limited_by',
 ] as const;
 
 export class AccountRepository {
@@ -113,22 +113,22 @@ export class AccountRepository {
   }
 
   /**
-   * Revokes an account's key unless it is the account's last key that can
-   * manage keys (`keepsAdmin` says whether a row can). The account row is
-   * locked first so two revocations of the last two admin keys queue up.
+   * Revokes an account's key unless `isLastAdmin(target, others)` says the account must keep
+   * it to manage its keys (the rule is the caller's; `others` are the account's other
+   * unrevoked keys). The account row is locked first so two revocations of the last two
+   * admin keys queue up.
    */
   async revokeAccountKey(
     author: ChangeAuthor,
     id: string,
-    keepsAdmin: (row: ApiKeyRow) => boolean,
+    isLastAdmin: (target: ApiKeyRow, others: ApiKeyRow[]) => boolean,
   ): Promise<'revoked' | 'not_found' | 'last_admin'> {
     return this.db.transaction().execute(async (trx) => {
       await trx.updateTable('accounts').set((eb) => ({ name: eb.ref('name') })).where('id', '=', author.accountId).execute();
       const keys = await trx.selectFrom('api_keys').selectAll().where('account_id', '=', author.accountId).where('revoked_at', 'is', null).execute();
       const target = keys.find((k) => k.id === id);
       if (!target) return 'not_found';
-      const live = (k: ApiKeyRow) => k.expires_at === null || k.expires_at > author.at;
-      if (keepsAdmin(target) && !keys.some((k) => k.id !== id && live(k) && keepsAdmin(k))) return 'last_admin';
+      if (isLastAdmin(target, keys.filter((k) => k.id !== id))) return 'last_admin';
       await trx.updateTable('api_keys').set({ revoked_at: author.at }).where('id', '=', id).execute();
       await recordEvent(trx, author, { action: 'key.revoked', keyId: id });
       return 'revoked';

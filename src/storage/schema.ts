@@ -31,6 +31,12 @@ export interface ApiKeysTable {
   previous_expires_at: ColumnType<string | null, string | null | undefined, string | null>;
   /** When the key's expiry was written to the audit trail (once). */
   expiry_recorded_at: ColumnType<string | null, string | null | undefined, string | null>;
+  /**
+   * JSON `[{"id", "tokensPerDay", "refinesPerMinute"}]`: the keys above this one (its creator,
+   * that key's creator, …) that have a limit, nearest first; their limits bound this key's
+   * spending too. Null when none has.
+   */
+  limited_by: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface PersonasTable {

@@ -64,6 +64,13 @@ export interface WireFormat {
 
 const count = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined);
 
+/** What a stream reported so far, member by member: a stream cut early has reported only part of its usage. */
+export function reportedTokens({ inputTokens, outputTokens }: Partial<TokenUsage>): Partial<TokenUsage> {
+  const input = count(inputTokens);
+  const output = count(outputTokens);
+  return { ...(input === undefined ? {} : { inputTokens: input }), ...(output === undefined ? {} : { outputTokens: output }) };
+}
+
 /** Usage from a provider's token counts: both must be there, or neither is trusted. */
 export function tokenUsage(input: unknown, output: unknown): TokenUsage | undefined {
   const inputTokens = count(input);

@@ -5,6 +5,7 @@ import { usageAndCache } from './2026-11-23-015-usage-and-cache.js';
 import { personaHistory } from './2026-11-23-016-persona-history.js';
 import { keysAndScopes } from './2026-11-25-027-keys-and-scopes.js';
 import { evaluations } from './2026-11-27-030-evaluations.js';
+import { keyAncestors } from './2026-11-28-034-key-ancestors.js';
 import { evalErrored } from './2026-11-28-035-eval-errored.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
@@ -15,5 +16,6 @@ export const migrations: Record<string, Migration> = {
   '2026-11-23-016-persona-history': personaHistory,
   '2026-11-25-027-keys-and-scopes': keysAndScopes,
   '2026-11-27-030-evaluations': evaluations,
+  '2026-11-28-034-key-ancestors': keyAncestors,
   '2026-11-28-035-eval-errored': evalErrored,
 };
