@@ -16,6 +16,7 @@ import { installClientClosed } from './http/client-closed.js';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './http/error-handler.js';
 import { idempotency, idempotencyDeferral } from './http/idempotency.js';
 import { installJsonBody } from './http/json-body.js';
+import { installLargeBodyBudget } from './http/large-bodies.js';
 import { installLoadShedding } from './http/load-shedding.js';
 import { installMetrics } from './http/metrics-plugin.js';
 import { methodNotAllowed } from './http/method-not-allowed.js';
@@ -228,6 +229,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(StreamDelta);
   app.addSchema(StreamDone);
   app.decorateRequest('idempotencyScope', null);
+  app.decorateRequest('answerNeeds', null);
   await installOpenApi(app);
 
   const routeMethods = methodNotAllowed();
@@ -238,6 +240,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     async (v1) => {
       installAuth(v1, authenticator);
       installRateLimit(v1, rateLimiter, metrics);
+      installLargeBodyBudget(v1, config.bodyLimitBytes);
       const keyBudgets = installBudgets(v1, {
         store: budgets,
         refines: refineLimiter,

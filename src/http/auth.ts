@@ -48,11 +48,6 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
   });
 }
 
-/** Whether the request's key has a scope beyond its route's (moving a protected label). */
-export function requestHas(request: FastifyRequest, scope: Scope): boolean {
-  return hasScope(request.principal.scopes, scope);
-}
-
 /** Who is making a change, for its version and audit event. */
 export function actorOf(request: FastifyRequest): Actor {
   return { accountId: request.principal.accountId, keyId: request.principal.keyId, requestId: request.id };

@@ -5,13 +5,18 @@
  * same key with another body is a 422. A retry arriving while the first is
  * still running waits for it, up to `waitMs`, then gets a 409.
  *
+ * Scopes are checked before a replay is served: an answer that depended on a scope beyond its
+ * route's (a protected label moved or removed; see `scopeRight`) is replayed only to a key that
+ * has it, and a key without it gets the 403 the request itself would have got.
+ *
  * Only answers that settle the request are kept: 2xx and 4xx. A 5xx or 429 is
  * not stored, so the retry the client is told to make actually runs; nor is a 499
  * (the client went away before its answer was ready), so its retry runs too.
  */
 import { createHmac } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler, preHandlerHookHandler } from 'fastify';
-import { DomainError, errorStatus } from '../errors.js';
+import { hasScope, type Scope } from '../accounts/scopes.js';
+import { DomainError, errorStatus, lacksScope } from '../errors.js';
 import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '../storage/idempotency-repository.js';
 import type { ServiceSecret } from '../storage/secret-repository.js';
 
@@ -24,6 +29,8 @@ const REPLAYED_HEADERS = [
 declare module 'fastify' {
   interface FastifyRequest {
     idempotencyScope: IdempotencyScope | null;
+    /** A scope beyond the route's that this request's answer depended on: its replay needs it too. */
+    answerNeeds: Scope | null;
   }
 }
 
@@ -46,6 +53,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 function hashRequest(request: FastifyRequest, key: Buffer): string {
   return createHmac('sha256', key).update(`${request.method} ${request.url}\n`).update(request.rawBody ?? '').digest('hex');
+}
+
+/**
+ * The request's right to a scope beyond its route's, which the domain uses only when the resource
+ * asks for it (a protected label): once used, a replay of the answer needs the scope too.
+ */
+export function scopeRight(request: FastifyRequest, scope: Scope): { granted: boolean; used(): void } {
+  return {
+    granted: hasScope(request.principal.scopes, scope),
+    used: () => {
+      request.answerNeeds = scope;
+    },
+  };
 }
 
 function replay(reply: FastifyReply, row: IdempotencyRow): FastifyReply {
@@ -87,7 +107,11 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
           'this Idempotency-Key was already used with a different request body; use a new key for a new request',
         );
       }
-      if (row.status !== null) return replay(reply, row);
+      if (row.status !== null) {
+        const needs = row.required_scope as Scope | null;
+        if (needs !== null && !hasScope(request.principal.scopes, needs)) throw lacksScope(needs);
+        return replay(reply, row);
+      }
       const staleBefore = new Date(now.getTime() - options.staleAfterMs).toISOString();
       if (row.created_at < staleBefore) {
         await store.release(scope, { staleBefore });
@@ -117,7 +141,7 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    await store.complete(scope, { status, headers, body: typeof payload === 'string' ? payload : '' });
+    await store.complete(scope, { status, headers, body: typeof payload === 'string' ? payload : '', requiredScope: request.answerNeeds });
     return payload;
   };
 

@@ -11,7 +11,7 @@ import type { Actor } from '../storage/change-log.js';
 import type { EvalRunRow } from '../storage/eval-repository.js';
 import type { LabelPolicyRepository, LabelPolicyRow } from '../storage/label-policy-repository.js';
 import type { LabelGate } from '../storage/persona-history-repository.js';
-import { isProtected, PROTECTED_BY_DEFAULT } from './labels.js';
+import { isProtected, PROTECTED_BY_DEFAULT, type ProtectedLabelRight } from './labels.js';
 import { checkLabelName } from './persona-history.js';
 import { personaNotFound, type PersonaService } from './persona-service.js';
 
@@ -112,10 +112,13 @@ export class LabelPolicies {
    * policy sets evaluation thresholds needs a completed evaluation of that version meeting them,
    * else 409. Answers the evaluation that allowed the move, for its audit event.
    */
-  gate(label: string, move: { mayMoveProtected: boolean; toVersion?: number }): LabelGate {
+  gate(label: string, move: { protectedRight: ProtectedLabelRight; toVersion?: number }): LabelGate {
     return async (reads) => {
       const policy = toPolicy(label, await reads.policy());
-      if (policy.protected && !move.mayMoveProtected) throw lacksScope('labels:protected');
+      if (policy.protected) {
+        if (!move.protectedRight.granted) throw lacksScope('labels:protected');
+        move.protectedRight.used();
+      }
       if (move.toVersion === undefined || (policy.minScore === null && policy.minPassRate === null && policy.maxAgeDays === null)) return undefined;
       return this.judge(label, move.toVersion, policy, (await reads.completedRuns(move.toVersion)).map(this.evaluationOf));
     };

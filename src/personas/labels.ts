@@ -7,6 +7,15 @@ export const LATEST_LABEL = 'latest';
 export const POLICIES_MEMBER = 'policies';
 
 /** Protected by default, for personas created since label policies exist. */
+/**
+ * The caller's right to move or remove protected labels (`labels:protected`), and who hears that
+ * it was used: an answer that depended on it is replayed (Idempotency-Key) only to a key that has it.
+ */
+export interface ProtectedLabelRight {
+  granted: boolean;
+  used(): void;
+}
+
 export const PROTECTED_BY_DEFAULT = new Set(['production']);
 
 /** A label is protected when its policy says so, or when it has none and is protected by default. */

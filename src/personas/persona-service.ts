@@ -8,7 +8,7 @@ import { uuidv7 } from '../ids.js';
 import type { Actor } from '../storage/change-log.js';
 import type { PersonaChanges, PersonaRepository, PersonaRow, SetLabel } from '../storage/persona-repository.js';
 import { etagFor, versionsFromIfMatch } from './etag.js';
-import { isProtected } from './labels.js';
+import { isProtected, type ProtectedLabelRight } from './labels.js';
 import { normalizeName, serializeAttributes } from './persona-rules.js';
 
 export interface PersonaRecord {
@@ -150,11 +150,13 @@ export class PersonaService {
    * Deleting removes every label, so a protected one that points at a version needs `labels:protected`
    * as its removal would (docs/keys-and-scopes.md, "Protected labels").
    */
-  async delete(actor: Actor, id: string, ifMatch: string | undefined, { mayRemoveProtected }: { mayRemoveProtected: boolean }): Promise<void> {
+  async delete(actor: Actor, id: string, ifMatch: string | undefined, protectedRight: ProtectedLabelRight): Promise<void> {
     if (!ID_SHAPE.test(id)) throw personaNotFound(id);
     const expected = await expectedVersions(ifMatch, () => this.get(actor.accountId, id));
     const admit = (labels: SetLabel[]) => {
-      if (!mayRemoveProtected && labels.some((set) => isProtected(set.label, set.protected))) throw lacksScope('labels:protected');
+      if (!labels.some((set) => isProtected(set.label, set.protected))) return;
+      if (!protectedRight.granted) throw lacksScope('labels:protected');
+      protectedRight.used();
     };
     const outcome = await this.personas.delete({ ...actor, at: new Date().toISOString() }, id, admit, expected);
     if (outcome.status === 'not_found') throw personaNotFound(id);

@@ -1,10 +1,10 @@
 /** Persona versions and labels: HTTP only. Rules live in PersonaHistory. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { actorOf, requestHas } from '../http/auth.js';
+import { actorOf } from '../http/auth.js';
 import type { LabelPolicies } from '../personas/label-policies.js';
 import type { PersonaHistory, VersionRecord } from '../personas/persona-history.js';
-import type { IdempotencyHooks } from '../http/idempotency.js';
+import { type IdempotencyHooks, scopeRight } from '../http/idempotency.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
 import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaLabelsWithPolicies, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
@@ -122,7 +122,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     handler: async (request) => {
       const { id, label } = request.params;
       const { version } = request.body;
-      const gate = policies.gate(label, { mayMoveProtected: requestHas(request, 'labels:protected'), toVersion: version });
+      const gate = policies.gate(label, { protectedRight: scopeRight(request, 'labels:protected'), toVersion: version });
       return history.setLabel(actorOf(request), id, label, version, request.headers['if-match'], gate);
     },
   });
@@ -141,7 +141,7 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
     },
     handler: async (request, reply) => {
       const { id, label } = request.params;
-      const gate = policies.gate(label, { mayMoveProtected: requestHas(request, 'labels:protected') });
+      const gate = policies.gate(label, { protectedRight: scopeRight(request, 'labels:protected') });
       await history.removeLabel(actorOf(request), id, label, request.headers['if-match'], gate);
       return reply.code(204).send(null);
     },

@@ -12,8 +12,8 @@ import {
   UpdatePersonaBody,
 } from '../schemas/persona.js';
 import { Type } from '@sinclair/typebox';
-import type { IdempotencyHooks } from '../http/idempotency.js';
-import { actorOf, requestHas } from '../http/auth.js';
+import { type IdempotencyHooks, scopeRight } from '../http/idempotency.js';
+import { actorOf } from '../http/auth.js';
 
 export const JSON_TYPE = 'application/json; charset=utf-8';
 const personaRef = Type.Ref('Persona');
@@ -141,7 +141,7 @@ export const personaRoutes: FastifyPluginAsyncTypebox<PersonaRouteOptions> = asy
       response: { 204: { description: 'Deleted', type: 'null' }, ...commonErrors, ...notFoundError, ...preconditionError, ...idempotencyErrors },
     },
     handler: async (request, reply) => {
-      await personas.delete(actorOf(request), request.params.id, request.headers['if-match'], { mayRemoveProtected: requestHas(request, 'labels:protected') });
+      await personas.delete(actorOf(request), request.params.id, request.headers['if-match'], scopeRight(request, 'labels:protected'));
       return reply.code(204).send(null);
     },
   });

@@ -15,6 +15,8 @@ export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
+  /** A scope beyond the route's that the answer depended on: a replay needs it. */
+  requiredScope?: string | null;
 }
 
 export class IdempotencyRepository {
@@ -42,12 +44,12 @@ export class IdempotencyRepository {
     this.storeAnswer = precompiled(
       db
         .updateTable('idempotency_keys')
-        .set({ status: 0, response_headers: '', response_body: '' })
+        .set({ status: 0, response_headers: '', response_body: '', required_scope: '' })
         .where('account_id', '=', '')
         .where('operation', '=', '')
         .where('key', '=', '')
         .$if(asynchronousCommit, (q) => q.returning(commitWithoutFlush)),
-      6,
+      7,
     );
   }
 
@@ -70,7 +72,9 @@ export class IdempotencyRepository {
   }
 
   async complete(scope: IdempotencyScope, response: StoredResponse): Promise<void> {
-    await this.storeAnswer(this.db, response.status, JSON.stringify(response.headers), response.body, scope.account_id, scope.operation, scope.key);
+    await this.storeAnswer(
+      this.db, response.status, JSON.stringify(response.headers), response.body, response.requiredScope ?? null, scope.account_id, scope.operation, scope.key,
+    );
   }
 
   /**

@@ -116,6 +116,8 @@ export interface IdempotencyKeysTable {
   status: number | null;
   response_headers: string | null;
   response_body: string | null;
+  /** A scope beyond the route's that the stored answer depended on (`labels:protected`): a replay needs it. */
+  required_scope: ColumnType<string | null, string | null | undefined, string | null>;
   created_at: string;
   expires_at: string;
 }

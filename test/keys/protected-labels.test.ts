@@ -114,6 +114,38 @@ describe.each(storageTargets)('protected labels on $engine', (target) => {
     expect(await exists(gated)).toBe(false);
   });
 
+  it('a replay (same Idempotency-Key) of a protected label\'s removal or a persona\'s deletion checks labels:protected first', async () => {
+    const id = await newPersona();
+    expect((await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    expect((await server.request(`/v1/personas/${id}/labels/staging`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    const removeLabel = (label: string, key: string, idempotencyKey: string) =>
+      server.request(`/v1/personas/${id}/labels/${label}`, { method: 'DELETE', key, headers: { 'idempotency-key': idempotencyKey } });
+    const removed = `remove-production-${target.engine}`;
+    expect((await removeLabel('production', releaser, removed)).status).toBe(204);
+    const refused = await removeLabel('production', writer, removed);
+    expect(refused.status).toBe(403);
+    expect(await refused.json()).toEqual({ error: 403, message: 'this key lacks the scope "labels:protected"' });
+    const replayed = await removeLabel('production', releaser, removed);
+    expect(replayed.status).toBe(204);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    // An unprotected label's removal needed no more than labels:write: any key that may replay it does.
+    const plain = `remove-staging-${target.engine}`;
+    expect((await removeLabel('staging', releaser, plain)).status).toBe(204);
+    expect((await removeLabel('staging', writer, plain)).headers.get('idempotent-replayed')).toBe('true');
+
+    const deletable = await newPersona();
+    expect((await server.request(`/v1/personas/${deletable}/labels/production`, { method: 'PUT', key: releaser, json: { version: 1 } })).status).toBe(200);
+    const deleter = await key(['personas:write', 'labels:protected']);
+    const plainDeleter = await key(['personas:write']);
+    const deletePersona = (secret: string) =>
+      server.request(`/v1/personas/${deletable}`, { method: 'DELETE', key: secret, headers: { 'idempotency-key': `delete-${target.engine}` } });
+    expect((await deletePersona(deleter)).status).toBe(204);
+    const deleteRefused = await deletePersona(plainDeleter);
+    expect(deleteRefused.status).toBe(403);
+    expect(await deleteRefused.json()).toEqual({ error: 403, message: 'this key lacks the scope "labels:protected"' });
+    expect((await deletePersona(deleter)).headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('a persona deleted takes its policies with it', async () => {
     const id = await newPersona();
     await server.request(`/v1/personas/${id}/labels/stable/policy`, { method: 'PUT', json: { protected: true } });

@@ -7,6 +7,7 @@ import { keysAndScopes } from './2026-11-25-027-keys-and-scopes.js';
 import { evaluations } from './2026-11-27-030-evaluations.js';
 import { keyAncestors } from './2026-11-28-034-key-ancestors.js';
 import { evalErrored } from './2026-11-28-035-eval-errored.js';
+import { idempotencyScopes } from './2026-11-28-036-idempotency-scopes.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -18,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-27-030-evaluations': evaluations,
   '2026-11-28-034-key-ancestors': keyAncestors,
   '2026-11-28-035-eval-errored': evalErrored,
+  '2026-11-28-036-idempotency-scopes': idempotencyScopes,
 };
