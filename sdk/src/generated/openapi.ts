@@ -2290,7 +2290,7 @@ export interface paths {
         };
         /**
          * Replace the persona's evaluation samples
-         * @description The whole set. A sample unchanged (same name, content and expect) keeps its id, sent or not; a changed or new one gets a new id. An id that is not one of the persona's samples is a 400. `If-Match` is compared with the samples' ETag (412 on mismatch).
+         * @description The whole set. A sample unchanged (same name, content and expect) keeps its id, sent or not; a changed or new one gets a new id. An id that is not one of the persona's samples is a 400. `If-Match` is compared with the samples' ETag (412 on mismatch). Bodies over `BODY_LIMIT_BYTES` (1 MiB by default) share a budget (32 MiB per instance, 16 MiB per account): past it, 503 or 429 with `Retry-After`.
          */
         put: {
             parameters: {
