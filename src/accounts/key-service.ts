@@ -8,6 +8,7 @@ import type { ApiKey, CreateKeyBody, IssuedApiKey } from '../schemas/keys.js';
 import type { AccountRepository, ApiKeyRow } from '../storage/account-repository.js';
 import type { Actor } from '../storage/change-log.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
+import { hasExpired, parseExpiresAt, storedExpiry } from './expiry.js';
 import type { Principal } from './authenticator.js';
 import { firstMissing, hasScope, parseScopes } from './scopes.js';
 
@@ -42,7 +43,8 @@ export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
     scopes: parseScopes(row.scopes),
     prefix: row.prefix,
     createdAt: row.created_at,
-    expiresAt: row.expires_at,
+    // One the service cannot present counts as past: shown as expired when the key was made.
+    expiresAt: row.expires_at === null || storedExpiry(row.expires_at) !== undefined ? row.expires_at : row.created_at,
     limits: {
       tokensPerDay: row.tokens_per_day === null ? null : Number(row.tokens_per_day),
       refinesPerMinute: row.refines_per_minute,
@@ -51,26 +53,19 @@ export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
   };
 }
 
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))?$/i;
+const canAdmin = (row: ApiKeyRow) => hasScope(parseScopes(row.scopes), 'keys:admin');
 
 /**
- * An RFC 3339 date-time with its zone (`Z` or an offset): without one it would
- * be read in the server's zone. The date must exist (2027-02-31 is refused,
- * not rolled over into March).
+ * Whether revoking `target` would leave the account unable to manage its keys. Admin keys
+ * that expire do not count for a key that does not: the last such key could otherwise go
+ * while the only other admin key expires a moment later. An expiring admin key may go while
+ * another unexpired admin key stays (an account the admin CLI left with expiring ones only).
  */
-function parseExpiresAt(text: string): number {
-  const match = DATE_TIME.exec(text);
-  if (!match) throw invalidRequest('expiresAt must be a date-time, e.g. 2027-01-01T00:00:00Z');
-  const [, year, month, day, hour, minute, second = '0', zone, offsetHours = '0', offsetMinutes = '0'] = match;
-  if (zone === undefined) throw invalidRequest('expiresAt must carry a time zone (Z or an offset such as +02:00), e.g. 2027-01-01T00:00:00Z');
-  const [y, mo, d, h, mi, se] = [year, month, day, hour, minute, second].map(Number) as [number, number, number, number, number, number];
-  const calendar = new Date(Date.UTC(y, mo - 1, d));
-  const exists = calendar.getUTCFullYear() === y && calendar.getUTCMonth() === mo - 1 && calendar.getUTCDate() === d;
-  const time = Date.parse(text);
-  if (!exists || h > 23 || mi > 59 || se > 59 || Number(offsetHours) > 23 || Number(offsetMinutes) > 59 || Number.isNaN(time)) {
-    throw invalidRequest(`expiresAt ${JSON.stringify(text)} is not a real date and time`);
-  }
-  return time;
+function isLastAdmin(target: ApiKeyRow, others: ApiKeyRow[], now: number): boolean {
+  if (!canAdmin(target)) return false;
+  const admins = others.filter(canAdmin);
+  if (target.expires_at === null) return !admins.some((key) => key.expires_at === null);
+  return !admins.some((key) => !hasExpired(key.expires_at, now));
 }
 
 /** Printable, without control characters: a name shows up in the studio and the CLI. */
@@ -133,20 +128,25 @@ export class KeyService {
   }
 
   /**
-   * Refused (409) for the account's last unexpired key with `keys:admin` (or `*`),
-   * and (403 naming the scope, as for rotate) for a key with a scope the caller lacks.
+   * Refused (409) for the account's last key with `keys:admin` (or `*`) that does not expire,
+   * or, for an expiring one, its last unexpired admin key; and (403 naming the scope, as for
+   * rotate) for a key with a scope the caller lacks.
    */
   async revoke(principal: Principal, actor: Actor, id: string): Promise<void> {
     const existing = await this.accounts.findAccountKey(principal.accountId, id);
     if (!existing) throw keyNotFound(id);
     const missing = firstMissing(principal.scopes, parseScopes(existing.scopes));
     if (missing !== undefined) throw lacksScope(missing);
-    const outcome = await this.accounts.revokeAccountKey({ ...actor, at: new Date().toISOString() }, id, (row) =>
-      hasScope(parseScopes(row.scopes), 'keys:admin'),
-    );
+    const now = new Date();
+    const outcome = await this.accounts.revokeAccountKey({ ...actor, at: now.toISOString() }, id, (target, others) => isLastAdmin(target, others, now.getTime()));
     if (outcome === 'not_found') throw keyNotFound(id);
     if (outcome === 'last_admin') {
-      throw new DomainError('conflict', `key "${id}" is the account's last key with the scope "keys:admin"; create another one before deleting it`);
+      throw new DomainError(
+        'conflict',
+        existing.expires_at === null
+          ? `key "${id}" is the account's last key with the scope "keys:admin" that does not expire; create another one without expiresAt before deleting it`
+          : `key "${id}" is the account's last key with the scope "keys:admin"; create another one before deleting it`,
+      );
     }
   }
 

@@ -10,6 +10,7 @@
  * whose heartbeat is older than STALE_AFTER_MS (its instance died or restarted)
  * is ended as interrupted by whichever instance sweeps first.
  */
+import { hasExpired } from '../accounts/expiry.js';
 import { ClientAbortedError, DomainError } from '../errors.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { RefineRequest } from '../refine/refine-request.js';
@@ -28,6 +29,8 @@ const MAX_BUDGET_WAIT_SECONDS = 60;
 const SLOT_POLL_MS = 50;
 
 export const INTERRUPTED_MESSAGE = 'the instance running this evaluation stopped before it finished; what finished is kept';
+export const KEY_REVOKED_MESSAGE = 'the key that started this run was revoked; what finished is kept';
+export const KEY_EXPIRED_MESSAGE = 'the key that started this run expired; what finished is kept';
 
 /** A sample's refine admitted against the starting key's budgets; settled once it ended. */
 export interface AdmittedRefine {
@@ -138,9 +141,25 @@ export class EvalRunner {
 
   private async heartbeat(): Promise<void> {
     if (this.active.size === 0) return;
+    await this.endRunsOfLapsedKeys();
     const alive = new Set(await this.runs.heartbeat(this.owner, new Date().toISOString()));
     // Ended by another instance (a cancel) or deleted with its persona: stop paying for it.
     for (const [evalId, { abort }] of this.active) if (!alive.has(evalId)) abort.abort();
+  }
+
+  /**
+   * A run spends with the authority of the key that started it: once that key is revoked or
+   * has expired, the run ends as cancelled with the reason. Read from storage, as the key may
+   * have been revoked through another instance, whose answer this one never sees.
+   */
+  private async endRunsOfLapsedKeys(): Promise<void> {
+    const now = new Date();
+    for (const { evalId, revokedAt, expiresAt } of await this.runs.startingKeys(this.owner)) {
+      const reason = revokedAt !== null ? KEY_REVOKED_MESSAGE : hasExpired(expiresAt, now.getTime()) ? KEY_EXPIRED_MESSAGE : undefined;
+      if (reason === undefined) continue;
+      await this.runs.finish(evalId, { status: 'cancelled', error: reason, at: now.toISOString(), owner: this.owner });
+      this.stop(evalId);
+    }
   }
 
   private async execute(job: EvalJob, signal: AbortSignal): Promise<void> {

@@ -87,7 +87,7 @@ function toRun(row: EvalRunRow): EvalRun {
 
 /** Why a run that ended without completing ended, for its `error` event. */
 function endMessage(run: EvalRun): string {
-  if (run.status === 'cancelled') return 'the evaluation was cancelled; what finished is kept';
+  if (run.status === 'cancelled') return run.error ?? 'the evaluation was cancelled; what finished is kept';
   return run.error ?? `the evaluation ended ${run.status}`;
 }
 

@@ -21,10 +21,21 @@ import type { IdempotencyRepository, IdempotencyRow, IdempotencyScope } from '..
 import type { ServiceSecret } from '../storage/secret-repository.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+/** What a replay repeats of an answer: what describes it, not how this one delivery went (X-Cache, Age, Server-Timing). */
 const REPLAYED_HEADERS = [
   'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-persona-score',
   'x-persona-ratings', 'x-persona-judge-error', 'x-usage', 'x-provider', 'retry-after',
 ];
+
+/** Of an answer's headers (any case), those a replay repeats. */
+function replayedHeaders(header: (name: string) => unknown): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const name of REPLAYED_HEADERS) {
+    const value = header(name);
+    if (value !== undefined) headers[name] = String(value);
+  }
+  return headers;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -136,11 +147,7 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
       await store.release(scope);
       return payload;
     }
-    const headers: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = reply.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
-    }
+    const headers = replayedHeaders((name) => reply.getHeader(name));
     await store.complete(scope, { status, headers, body: typeof payload === 'string' ? payload : '', requiredScope: request.answerNeeds });
     return payload;
   };
@@ -158,6 +165,7 @@ export function idempotency(operation: string, options: IdempotencyOptions): Ide
 
 /** What a streamed answer stores for replay, or frees, once it has ended. */
 export interface IdempotencySettlement {
+  /** `headers` are the answer's, lower-case, as a non-streamed one would carry them: the replay keeps what a replay keeps. */
   complete(answer: { status: number; headers: Record<string, string>; body: string }): Promise<void>;
   release(): Promise<void>;
 }
@@ -173,7 +181,7 @@ export function idempotencyDeferral(store: IdempotencyRepository) {
     if (!scope) return undefined;
     request.idempotencyScope = null;
     return {
-      complete: (answer) => store.complete(scope, answer),
+      complete: ({ status, headers, body }) => store.complete(scope, { status, headers: replayedHeaders((name) => headers[name]), body }),
       release: () => store.release(scope),
     };
   };

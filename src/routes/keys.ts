@@ -7,7 +7,7 @@ import { commonErrors, notFoundError } from '../schemas/common.js';
 import { ApiKeyList, CreateKeyBody, CurrentKey, KeyParams, RotateKeyBody } from '../schemas/keys.js';
 
 const tags = ['keys'];
-const conflictError = { 409: { description: 'The account\'s last key with keys:admin cannot be deleted', ...Type.Ref('Error') } };
+const conflictError = { 409: { description: 'The account\'s last key with keys:admin that does not expire cannot be deleted', ...Type.Ref('Error') } };
 /** Answers that carry a secret are never cached by anything in between. */
 const NO_STORE = 'no-store';
 
@@ -72,7 +72,9 @@ export const keyRoutes: FastifyPluginAsyncTypebox<{ keys: KeyService }> = async 
     schema: {
       tags,
       summary: 'Revoke a key',
-      description: 'Every instance refuses it within 5 s. The account\'s last key with `keys:admin` cannot be revoked (409).',
+      description:
+        'Every instance refuses it within 5 s, and runs it started stop within 5 s. The account\'s last key with `keys:admin` that does ' +
+        'not expire cannot be revoked (409), whatever expiring admin keys remain.',
       params: KeyParams,
       response: { 204: { description: 'Revoked', type: 'null' }, ...commonErrors, ...notFoundError, ...conflictError },
     },

@@ -7,14 +7,13 @@ import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotenc
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
-import { summarizeViolations } from '../rules/index.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
-import { judgeHeaders, sendRefineStream } from './refine-stream.js';
+import { answerHeaders } from './refine-answer.js';
+import { sendRefineStream } from './refine-stream.js';
 import { parseCacheControl } from '../cache/cache-control.js';
 import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { PersonaScoreHeader, RefineBody, RefineResponse } from '../schemas/refine.js';
 import { estimatedRefineTokens } from '../usage/token-estimate.js';
-import { usageHeader } from '../usage/usage-tally.js';
 
 const RefineHeaders = Type.Composite([
   IdempotencyHeaders,
@@ -96,17 +95,8 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         }
         const result = await refine.refine(accountId, request.body, disconnected.signal, cachePolicy);
         const total = reply.elapsedTime;
-        reply.header('x-persona-version', String(result.personaVersion));
+        reply.headers(answerHeaders(result, result));
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
-        if (result.violations.length > 0) reply.header('x-persona-violations', summarizeViolations(result.violations));
-        reply.header('x-persona-score', String(result.score.score));
-        reply.headers(judgeHeaders(result.judge));
-        reply.header('x-provider', result.model === undefined ? result.provider : `${result.provider}/${result.model}`);
-        reply.header('x-usage', usageHeader(result.usage));
-        if (result.cache) {
-          reply.header('x-cache', result.cache.hit ? 'HIT' : 'MISS');
-          if (result.cache.hit) reply.header('age', String(result.cache.ageSeconds));
-        }
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
       } finally {
         // A stream holds its slot and watches its client until it ends.

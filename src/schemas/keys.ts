@@ -61,7 +61,7 @@ export const CreateKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, description: 'What the key is for ("blog app", "CI")' }),
     scopes: Type.Array(ScopeName, { minItems: 1, maxItems: 20, uniqueItems: true, description: 'At most the scopes of the key making the request' }),
-    expiresAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'A date-time (e.g. 2027-01-01T00:00:00Z): after it the key is refused with 401' })),
+    expiresAt: Type.Optional(Type.String({ minLength: 1, maxLength: 40, description: 'A date-time with its zone (e.g. 2027-01-01T00:00:00Z), before 10000-01-01T00:00:00Z: after it the key is refused with 401' })),
     limits: Type.Optional(KeyLimits),
   },
   { additionalProperties: false },

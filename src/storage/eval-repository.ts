@@ -105,6 +105,17 @@ export class EvalRepository {
     return rows.map((row) => row.id);
   }
 
+  /** This owner's runs in flight with the key that started each: whether that key may still act is the runner's to judge. */
+  startingKeys(owner: string): Promise<{ evalId: string; revokedAt: string | null; expiresAt: string | null }[]> {
+    return this.db
+      .selectFrom('eval_runs')
+      .innerJoin('api_keys', 'api_keys.id', 'eval_runs.created_by')
+      .select(['eval_runs.id as evalId', 'api_keys.revoked_at as revokedAt', 'api_keys.expires_at as expiresAt'])
+      .where('eval_runs.owner', '=', owner)
+      .where('eval_runs.status', 'in', ACTIVE)
+      .execute();
+  }
+
   /** Runs whose instance stopped saying it runs them: ended as interrupted, what finished kept. */
   async interruptStale(staleBefore: string, at: string, error: string): Promise<number> {
     const updated = await this.db

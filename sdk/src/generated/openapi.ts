@@ -3837,7 +3837,7 @@ export interface paths {
                         name: string;
                         /** @description At most the scopes of the key making the request */
                         scopes: ("personas:read" | "personas:write" | "labels:write" | "labels:protected" | "refine" | "evals" | "usage:read" | "audit:read" | "keys:admin" | "*")[];
-                        /** @description A date-time (e.g. 2027-01-01T00:00:00Z): after it the key is refused with 401 */
+                        /** @description A date-time with its zone (e.g. 2027-01-01T00:00:00Z), before 10000-01-01T00:00:00Z: after it the key is refused with 401 */
                         expiresAt?: string;
                         limits?: {
                             /** @description Input + output tokens (as X-Usage counts them) this key may spend per UTC day; null for no budget */
@@ -4162,7 +4162,7 @@ export interface paths {
         post?: never;
         /**
          * Revoke a key
-         * @description Every instance refuses it within 5 s. The account's last key with `keys:admin` cannot be revoked (409).
+         * @description Every instance refuses it within 5 s, and runs it started stop within 5 s. The account's last key with `keys:admin` that does not expire cannot be revoked (409), whatever expiring admin keys remain.
          */
         delete: {
             parameters: {
@@ -4218,7 +4218,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The account's last key with keys:admin cannot be deleted */
+                /** @description The account's last key with keys:admin that does not expire cannot be deleted */
                 409: {
                     headers: {
                         [name: string]: unknown;
