@@ -145,6 +145,7 @@ export const EvalResult = Type.Object(
               ratings: Type.Array(
                 Type.Object({ attribute: Type.String(), rating: Type.Integer({ minimum: 1, maximum: 5 }), reason: Type.String() }, { additionalProperties: false }),
               ),
+              warning: Type.Optional(Type.String({ description: 'The persona sets no descriptive attribute: no judge call, no voice' })),
             },
             { additionalProperties: false },
           ),

@@ -69,7 +69,11 @@ const Rating = Type.Object(
   { additionalProperties: false },
 );
 
-/** What the judge said: `{ provider, model, ratings }` or `{ error }`. */
+const JudgeWarning = Type.String({
+  description: 'Present when the persona sets no descriptive attribute: the judge made no call and the score has no voice; says which attributes it would have rated',
+});
+
+/** What the judge said: `{ provider, model, ratings, warning? }` or `{ error }`. */
 const JudgeVerdict = Type.Union(
   [
     Type.Object(
@@ -77,6 +81,7 @@ const JudgeVerdict = Type.Union(
         provider: Type.String(),
         model: Type.String(),
         ratings: Type.Array(Rating, { description: "In the order the persona's attributes are stated; empty (and no provider call) when it sets no descriptive attribute" }),
+        warning: Type.Optional(JudgeWarning),
       },
       { additionalProperties: false },
     ),
@@ -114,7 +119,8 @@ export const RefineBody = Type.Object(
       Type.Union([Judge, Type.Literal(true)], {
         description:
           `${JUDGE_DESCRIPTION} \`true\` judges with the refine's own provider, key and model (not with \`rules\`). The answer carries \`X-Persona-Ratings\` ` +
-          '(`attribute=rating` pairs, attribute names percent-encoded), or `X-Persona-Judge-Error` when the judge failed; a streamed `done` carries `judge`. ' +
+          '(`attribute=rating` pairs, attribute names percent-encoded), `X-Persona-Judge-Error` when the judge failed, or `X-Persona-Judge-Warning` when the persona ' +
+          'sets no descriptive attribute to rate (no judge call); a streamed `done` carries `judge`. ' +
           "When the persona sets `minScore` and the judged score is under it, the refine's one repair call also names the low-rated attributes with the judge's reasons.",
       }),
     ),
@@ -200,6 +206,11 @@ export const PersonaScoreHeader = {
   ),
   'X-Persona-Judge-Error': Type.Optional(
     Type.String({ description: 'A judged refine whose judge failed: why (every key scrubbed; characters outside printable ASCII, and %, percent-encoded)' }),
+  ),
+  'X-Persona-Judge-Warning': Type.Optional(
+    Type.String({
+      description: 'A judged refine whose persona sets no descriptive attribute: no judge call was made and the score has no voice; says why (encoded as X-Persona-Judge-Error is)',
+    }),
   ),
 };
 

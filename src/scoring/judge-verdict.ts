@@ -19,12 +19,12 @@ export interface Rating {
 }
 
 /**
- * What the judge said about a text: its ratings (empty, with no provider call, when the persona
- * sets no descriptive attribute), or why it could not rate it (bad answers twice, a provider
- * error, a timeout), the message scrubbed of every key. A failed judge never fails the request:
- * the score is then the deterministic one, without `voice`.
+ * What the judge said about a text: its ratings (empty, with no provider call and a `warning`
+ * that says so, when the persona sets no descriptive attribute), or why it could not rate it
+ * (bad answers twice, a provider error, a timeout), the message scrubbed of every key. A failed
+ * judge never fails the request: the score is then the deterministic one, without `voice`.
  */
-export type JudgeVerdict = { provider: string; model: string; ratings: Rating[] } | { error: string };
+export type JudgeVerdict = { provider: string; model: string; ratings: Rating[]; warning?: string } | { error: string };
 
 /**
  * The verdict as it may leave the judge: every text in it that a provider's answer could have
@@ -33,5 +33,6 @@ export type JudgeVerdict = { provider: string; model: string; ratings: Rating[] 
  */
 export function scrubbedVerdict(verdict: JudgeVerdict, scrubber: SecretScrubber): JudgeVerdict {
   if ('error' in verdict) return { error: scrubber.scrub(verdict.error) };
-  return { ...verdict, ratings: verdict.ratings.map((rating) => ({ ...rating, reason: scrubber.scrub(rating.reason) })) };
+  const ratings = verdict.ratings.map((rating) => ({ ...rating, reason: scrubber.scrub(rating.reason) }));
+  return { ...verdict, ratings, ...(verdict.warning === undefined ? {} : { warning: scrubber.scrub(verdict.warning) }) };
 }

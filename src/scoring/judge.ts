@@ -16,7 +16,7 @@ import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
 import { readRatings } from './judge-answer.js';
 import { type JudgeRequest, type JudgeVerdict, scrubbedVerdict } from './judge-verdict.js';
-import { descriptiveAttributes, type JudgedPersona, judgeSystemMessage, judgeUserMessage, ratingsOutput } from './rubric.js';
+import { descriptiveAttributes, type JudgedPersona, judgeSystemMessage, judgeUserMessage, ratingsOutput, unratedWarning } from './rubric.js';
 
 /** Who judges, resolved: the model is the request's or the provider's default. */
 export interface JudgeTarget {
@@ -78,7 +78,7 @@ export class Judge {
     const { provider, model } = job.target;
     const rubric = descriptiveAttributes(job.persona.attributes);
     const tally = new UsageTally();
-    if (rubric.length === 0) return { verdict: { provider, model, ratings: [] }, usage: tally };
+    if (rubric.length === 0) return { verdict: { provider, model, ratings: [], warning: unratedWarning(job.persona) }, usage: tally };
     const contribution: ProviderUsage = { provider, model, outcome: 'judged', tally };
     const span = this.tracer.start('judge').set('persona_refine.judge.attributes', rubric.length);
     const started = performance.now();

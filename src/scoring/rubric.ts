@@ -3,7 +3,7 @@
  * attributes, each stated as the refine prompt states it, the rating scale, the text delimited
  * as data, and the JSON schema of the answer, asked for through the provider's structured output.
  */
-import { ATTRIBUTE_CATALOGUE, isWellKnownAttribute, parseAttributes } from '../personas/catalogue/index.js';
+import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS, isWellKnownAttribute, parseAttributes } from '../personas/catalogue/index.js';
 import { quote } from '../personas/catalogue/prompt-lines.js';
 import type { StructuredOutput } from '../providers/index.js';
 import { delimitedData, nameLines, type StatedAttribute, statedAttributes } from '../refine/prompt.js';
@@ -28,6 +28,14 @@ export function descriptiveAttributes(attributes: Record<string, unknown>): Stat
   return statedAttributes(attributes, parseAttributes(attributes).values).filter(({ key }) =>
     isWellKnownAttribute(key) ? ATTRIBUTE_CATALOGUE[key].rule === undefined : hasValue(attributes[key]),
   );
+}
+
+/** The well-known keys a judge rates: the ones the refine prompt states that configure no rule. */
+const RATED_KEYS = ATTRIBUTE_KEYS.filter((key) => typeof ATTRIBUTE_CATALOGUE[key].prompt === 'function' && ATTRIBUTE_CATALOGUE[key].rule === undefined);
+
+/** Why a judge asked for gave no ratings and made no call: the caller asked for a voice it cannot get. */
+export function unratedWarning(persona: JudgedPersona): string {
+  return `persona ${JSON.stringify(persona.name)} has no descriptive attributes (${RATED_KEYS.join(', ')}, or a key of its own) to rate; no judge call was made`;
 }
 
 export function judgeSystemMessage(persona: JudgedPersona, rubric: readonly StatedAttribute[]): string {

@@ -86,6 +86,8 @@ function systemOf(api: WireApi, body: Record<string, unknown>): string {
 }
 
 const CONTENT = 'Hello there, friend. Your order ships today.';
+const UNRATED_WARNING = (name: string) =>
+  `persona "${name}" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made`;
 const ATTRIBUTES = {
   description: 'The support team of Acme.',
   tone: ['warm', 'direct'],
@@ -238,7 +240,7 @@ describe('POST /v1/check with a judge', () => {
     expect(await res.json()).toMatchObject({ score: 100, scores: { rules: 100, facts: 100 }, judge: { error: 'provider "google" did not answer within 1500 ms' } });
   });
 
-  it('a persona without descriptive attributes: no provider call, no ratings, no voice', async () => {
+  it('a persona without descriptive attributes: no provider call, no ratings, no voice, and a warning that says why', async () => {
     const res = await check({ personaId: bareId, content: CONTENT, judge: judge('xai') });
     expect(await res.json()).toEqual({
       passed: true,
@@ -246,7 +248,7 @@ describe('POST /v1/check with a judge', () => {
       scores: { rules: 100, facts: 100 },
       violations: [],
       warnings: [],
-      judge: { provider: 'xai', model: models.get('xai'), ratings: [] },
+      judge: { provider: 'xai', model: models.get('xai'), ratings: [], warning: UNRATED_WARNING('Rules only') },
     });
     expect(f.fake.requests).toHaveLength(0);
     expect(res.headers.get('x-usage')).toBe('input_tokens=0, output_tokens=0, provider_calls=0');

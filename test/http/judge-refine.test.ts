@@ -11,12 +11,15 @@ import { parseEventStream } from '../helpers/event-stream.js';
 import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 
 const CONTENT = 'Your ticket was closed.';
+const UNRATED_WARNING =
+  'persona "Rules only" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made';
 const rated = (ratings: [string, number, string][]) => ({ ratings: ratings.map(([attribute, rating, reason]) => ({ attribute, rating, reason })) });
 
 describe('a judged refine', () => {
   let f: RefineFixture;
   let personaId: string;
   let gatedId: string;
+  let bareId: string;
   const refine = (json: Record<string, unknown>, headers: Record<string, string> = {}) =>
     f.server.request('/v1/refine', { method: 'POST', headers, json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: CONTENT, ...json } });
   const userTexts = () => f.fake.requests.map((request) => request.userText);
@@ -27,6 +30,7 @@ describe('a judged refine', () => {
       (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Acme support', attributes } })).json()).id as string;
     personaId = await create({ tone: 'warm', 'sign-off style': 'first names only' });
     gatedId = await create({ tone: 'warm', formality: 'casual', avoid: ['synergy'], minScore: 90 });
+    bareId = (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Rules only', attributes: { avoid: ['synergy'] } } })).json()).id;
   });
   afterAll(() => f.close());
   beforeEach(() => f.fake.reset());
@@ -166,6 +170,20 @@ describe('a judged refine', () => {
       usage: { providerCalls: 3 },
       judge: { error: 'provider "openai" gave no usable ratings in 2 answers: the last one is not JSON' },
     });
+  });
+
+  it('a persona without descriptive attributes: no judge call, X-Persona-Judge-Warning says why; a stream\'s done.judge.warning', async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Done!' });
+    const res = await refine({ personaId: bareId, judge: true });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-persona-judge-warning')).toBe(UNRATED_WARNING);
+    expect(res.headers.get('x-persona-ratings')).toBeNull();
+    expect(res.headers.get('x-persona-judge-error')).toBeNull();
+    expect(res.headers.get('x-persona-score')).toBe('100');
+    expect(f.fake.requests).toHaveLength(1);
+    const done = parseEventStream(await (await refine({ personaId: bareId, judge: true, stream: true })).text()).at(-1)!;
+    expect(done.data).toMatchObject({ response: 'Done!', score: 100, judge: { provider: 'openai', model: 'gpt-5.4-mini', ratings: [], warning: UNRATED_WARNING } });
+    expect(f.fake.requests).toHaveLength(2);
   });
 
   it('the rules provider: judge: true is a 400 (no model), an explicit judge rates its text', async () => {
