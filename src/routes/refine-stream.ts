@@ -10,26 +10,9 @@ import { answeredError } from '../http/error-handler.js';
 import { EVENT_STREAM_HEADERS, EventStream, formatEvent } from '../http/event-stream.js';
 import type { IdempotencySettlement } from '../http/idempotency.js';
 import type { RefineRun, RunEnd } from '../refine/refine-run.js';
-import { countViolations, summarizeViolations } from '../rules/index.js';
-import type { JudgeVerdict } from '../scoring/judge-verdict.js';
+import { countViolations } from '../rules/index.js';
 import type { StreamDelta, StreamDone } from '../schemas/refine.js';
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-/** Text as a header value: printable ASCII as it is, `%` and everything else percent-encoded (UTF-8). */
-const headerSafe = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD').replace(/[^\x20-\x24\x26-\x7E]+/g, encodeURIComponent);
-
-/**
- * A judged refine's headers (docs/voice-score.md, "The judge"): `X-Persona-Ratings:
- * tone=4,my%20key=5` (attribute names percent-encoded, absent when nothing was rated),
- * `X-Persona-Judge-Error` when the judge failed, or `X-Persona-Judge-Warning` when it had nothing to rate.
- */
-export function judgeHeaders(verdict: JudgeVerdict | undefined): Record<string, string> {
-  if (verdict === undefined) return {};
-  if ('error' in verdict) return { 'x-persona-judge-error': headerSafe(verdict.error) };
-  if (verdict.warning !== undefined) return { 'x-persona-judge-warning': headerSafe(verdict.warning) };
-  if (verdict.ratings.length === 0) return {};
-  return { 'x-persona-ratings': verdict.ratings.map(({ attribute, rating }) => `${encodeURIComponent(attribute.replace(LONE_SURROGATE, '\uFFFD'))}=${rating}`).join(',') };
-}
+import { answerHeaders, runHeaders } from './refine-answer.js';
 
 function doneEvent(end: RunEnd): StreamDone {
   // The members of X-Usage: a token sum only while every answer reported it.
@@ -49,9 +32,6 @@ function replayBody(done: StreamDone): string {
   const delta: StreamDelta = { text: done.response };
   return (done.response === '' ? '' : formatEvent('delta', delta)) + formatEvent('done', done);
 }
-
-/** `X-Provider: <id>/<model>`: known once the first text arrived, before any byte of the stream. */
-const providerHeader = (refined: RefineRun) => (refined.model === undefined ? refined.provider : `${refined.provider}/${refined.model}`);
 
 export interface StreamAnswer {
   request: FastifyRequest;
@@ -82,12 +62,7 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
       const done = doneEvent(next.value);
       // Stored before `done` leaves, so a client that saw it and retries finds it.
       if (settlement) {
-        const headers: Record<string, string> = {
-          'content-type': EVENT_STREAM_HEADERS['content-type'], 'x-persona-version': String(refined.personaVersion), 'x-provider': providerHeader(refined),
-        };
-        if (next.value.violations.length > 0) headers['x-persona-violations'] = summarizeViolations(next.value.violations);
-        headers['x-persona-score'] = String(done.score);
-        Object.assign(headers, judgeHeaders(next.value.judge));
+        const headers = { ...EVENT_STREAM_HEADERS, ...answerHeaders(refined, next.value) };
         await settlement.complete({ status: 200, headers, body: replayBody(done) });
         stored = true;
       }
@@ -105,10 +80,5 @@ export function sendRefineStream({ request, reply, refined, settlement, finished
       finished();
     }
   })();
-  reply.code(200).headers(EVENT_STREAM_HEADERS).header('x-persona-version', String(refined.personaVersion)).header('x-provider', providerHeader(refined));
-  if (refined.cache) {
-    reply.header('x-cache', refined.cache.hit ? 'HIT' : 'MISS');
-    if (refined.cache.hit) reply.header('age', String(refined.cache.ageSeconds));
-  }
-  return reply.send(events.body);
+  return reply.code(200).headers({ ...EVENT_STREAM_HEADERS, ...runHeaders(refined) }).send(events.body);
 }
