@@ -23,6 +23,7 @@ import { methodNotAllowed } from './http/method-not-allowed.js';
 import { installOpenApi, openApiRoute } from './http/openapi.js';
 import { installRateLimit } from './http/rate-limit.js';
 import { installBudgets } from './http/budgets.js';
+import { Metering } from './usage/metering.js';
 import { type BudgetStore, MemoryBudgetStore, RedisBudgetStore } from './limits/key-budget.js';
 import { memoizedSerializerFactory } from './http/serialization.js';
 import { installRequestContext, OneLinePerRequest, requestIdFor } from './http/request-context.js';
@@ -241,12 +242,14 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       installAuth(v1, authenticator);
       installRateLimit(v1, rateLimiter, metrics);
       installLargeBodyBudget(v1, config.bodyLimitBytes);
-      const keyBudgets = installBudgets(v1, {
+      const metering = new Metering({
         store: budgets,
         refines: refineLimiter,
         metrics,
         record: (author, entry) => accountRepository.recordEvent(author, entry),
+        warn: (detail, message) => v1.log.warn(detail, message),
       });
+      installBudgets(v1, metering);
       openApiRoute(v1);
       // One key space for every persona write; a key is bound to its method and URL (src/http/idempotency.ts).
       const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
@@ -266,8 +269,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const samples = new EvalSamples(new SampleRepository(storage.db), personas);
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
-      await v1.register(evalRoutes, { bodyLimitBytes: config.bodyLimitBytes, samples, evaluations, runner, budgets: keyBudgets });
-      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs), budgets: keyBudgets });
+      await v1.register(evalRoutes, { bodyLimitBytes: config.bodyLimitBytes, samples, evaluations, runner, metering });
+      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs), metering });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
       await v1.register(keyRoutes, { keys: new KeyService(accountRepository) });

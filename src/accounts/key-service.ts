@@ -35,6 +35,17 @@ function checkWithinCaller(principal: Principal, expiresAt: string | null, limit
   }
 }
 
+/**
+ * What bounds a key's spending besides its own limits: the creating key's limits, and whatever
+ * bounds that key (docs/keys-and-scopes.md, "Budgets"). Limits never change once a key exists,
+ * so the chain is copied into the new key rather than walked on every request.
+ */
+function limitedByOf(creator: Principal): string | null {
+  const own = creator.limits.tokensPerDay !== null || creator.limits.refinesPerMinute !== null;
+  const chain = [...(own ? [{ keyId: creator.keyId, limits: creator.limits }] : []), ...creator.limitedBy];
+  return chain.length === 0 ? null : JSON.stringify(chain);
+}
+
 export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
   const graceEnds = row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now.getTime() ? row.previous_expires_at : null;
   return {
@@ -99,6 +110,7 @@ export class KeyService {
       expires_at: expiresAt,
       tokens_per_day: body.limits?.tokensPerDay ?? null,
       refines_per_minute: body.limits?.refinesPerMinute ?? null,
+      limited_by: limitedByOf(principal),
       previous_key_hash: null,
       previous_expires_at: null,
       expiry_recorded_at: null,

@@ -16,7 +16,7 @@ import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { RefineRequest } from '../refine/refine-request.js';
 import type { RefineResult, RefineService } from '../refine/refine-service.js';
 import type { EvalRepository } from '../storage/eval-repository.js';
-import { requestUsage } from '../usage/request-usage.js';
+import { estimatedRefineTokens } from '../usage/token-estimate.js';
 import { type EvalUsage, samplePassed, type ScoredResult, summarize } from './evaluation.js';
 import type { Sample } from './samples.js';
 
@@ -32,16 +32,10 @@ export const INTERRUPTED_MESSAGE = 'the instance running this evaluation stopped
 export const KEY_REVOKED_MESSAGE = 'the key that started this run was revoked; what finished is kept';
 export const KEY_EXPIRED_MESSAGE = 'the key that started this run expired; what finished is kept';
 
-/** A sample's refine admitted against the starting key's budgets; settled once it ended. */
-export interface AdmittedRefine {
-  onTokens?: (tokens: number) => void;
-  settle(): Promise<void>;
-}
-
-/** The key's per-refine budgets, as the HTTP layer enforces them for POST /v1/refine. */
+/** The starting key's budgets, metered as for POST /v1/refine (src/usage/metering.ts). */
 export interface RefineAdmission {
-  /** Throws the same 429 a refine request would get. */
-  admit(): Promise<AdmittedRefine>;
+  /** Runs a refine that may spend about `estimate` tokens as metered work; throws the same 429 a refine request would get. */
+  run<T>(estimate: number, refine: () => Promise<T>): Promise<T>;
 }
 
 export interface EvalJob {
@@ -219,14 +213,9 @@ export class EvalRunner {
       }
       let waitSeconds: number | undefined;
       try {
-        const admitted = await job.admission.admit();
-        try {
-          const request = { ...job.refine, personaId: job.personaId, personaVersion: job.version, content: sample.content };
-          const result = await requestUsage.run({ keyId: job.keyId, onTokens: admitted.onTokens }, () => this.refine.refine(job.accountId, request, signal));
-          return this.scored(job, sample, result);
-        } finally {
-          await admitted.settle().catch((error: unknown) => this.log.warn({ err: error }, 'token budget could not be settled'));
-        }
+        const request = { ...job.refine, personaId: job.personaId, personaVersion: job.version, content: sample.content };
+        const result = await job.admission.run(estimatedRefineTokens(request), () => this.refine.refine(job.accountId, request, signal));
+        return this.scored(job, sample, result);
       } catch (error) {
         if (signal.aborted || error instanceof ClientAbortedError) return undefined;
         if (!(error instanceof DomainError)) {

@@ -1,12 +1,11 @@
 /** POST /v1/check: lint text against a persona's rules, and with a judge rate its voice. HTTP only. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { BUDGET_HEADER, type KeyBudgets } from '../http/budgets.js';
 import type { PersonaCheck } from '../refine/persona-check.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { commonErrors, notFoundError } from '../schemas/common.js';
 import { CheckBody, CheckResponse } from '../schemas/refine.js';
-import { requestUsage } from '../usage/request-usage.js';
+import { BUDGET_HEADER, type Metering } from '../usage/metering.js';
 import { estimatedJudgeTokens } from '../usage/token-estimate.js';
 import { usageHeader } from '../usage/usage-tally.js';
 
@@ -18,10 +17,10 @@ const CheckHeaders = {
 export interface CheckRouteOptions {
   checker: PersonaCheck;
   /** A judged check spends tokens: it is admitted against the key's budgets as a refine is (docs/voice-score.md, "The judge"). */
-  budgets: KeyBudgets;
+  metering: Metering;
 }
 
-export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (app, { checker, budgets }) => {
+export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (app, { checker, metering }) => {
   app.post('/check', {
     config: { scope: 'refine' },
     schema: {
@@ -48,18 +47,18 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
       };
       reply.raw.once('close', onClose);
       const { accountId, keyId } = request.principal;
-      // Admitted before any work, as POST /v1/refine is; the judge's usage reaches the key's budget through the usage context.
-      const meter = request.body.judge ? await budgets({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content)) : undefined;
+      const check = () => checker.check(accountId, request.body, disconnected.signal);
       try {
-        const onTokens = meter ? (tokens: number) => meter.add(tokens) : undefined;
-        const { verdict, personaVersion, usage } = await requestUsage.run({ keyId, onTokens }, () => checker.check(accountId, request.body, disconnected.signal));
-        reply.header('x-persona-version', String(personaVersion));
-        if (usage) reply.header('x-usage', usageHeader(usage));
-        return verdict;
+        // A judge spends tokens: metered as a refine is. Without one the check's usage is still the key's.
+        const { value, remaining } = request.body.judge
+          ? await metering.run({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content), check)
+          : { value: await metering.unmetered(keyId).within(check), remaining: undefined };
+        reply.header('x-persona-version', String(value.personaVersion));
+        if (value.usage) reply.header('x-usage', usageHeader(value.usage));
+        if (remaining !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, remaining)));
+        return value.verdict;
       } finally {
         reply.raw.off('close', onClose);
-        const remaining = await meter?.settle().catch((error: unknown) => request.log.warn({ err: error }, 'token budget could not be settled'));
-        if (remaining !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, remaining)));
       }
     },
   });

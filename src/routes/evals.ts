@@ -7,7 +7,7 @@ import type { Evaluations } from '../evals/evaluations.js';
 import { rateLimited } from '../errors.js';
 import type { EvalSamples, SampleSet } from '../evals/samples.js';
 import { actorOf } from '../http/auth.js';
-import type { KeyBudgets } from '../http/budgets.js';
+import type { Metering } from '../usage/metering.js';
 import { answeredError } from '../http/error-handler.js';
 import { EVENT_STREAM_HEADERS, EventStream } from '../http/event-stream.js';
 import { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
@@ -46,21 +46,16 @@ export interface EvalRouteOptions {
   samples: EvalSamples;
   evaluations: Evaluations;
   runner: EvalRunner;
-  budgets: KeyBudgets;
+  metering: Metering;
 }
 
 /** Each sample's refine is admitted against the budgets of the key that started the run, as its own refine request would be. */
-function admissionFor(request: FastifyRequest, budgets: KeyBudgets): RefineAdmission {
+function admissionFor(request: FastifyRequest, metering: Metering): RefineAdmission {
   const who = { ...request.principal, requestId: request.id };
-  return {
-    async admit(estimate) {
-      const meter = await budgets(who, estimate);
-      return { onTokens: meter ? (tokens: number) => meter.add(tokens) : undefined, settle: async () => void (await meter?.settle()) };
-    },
-  };
+  return { run: async (estimate, refine) => (await metering.run(who, estimate, refine)).value };
 }
 
-export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (app, { bodyLimitBytes, samples, evaluations, runner, budgets }) => {
+export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (app, { bodyLimitBytes, samples, evaluations, runner, metering }) => {
   const eventStreams = new ConcurrencyLimiter(EVENT_STREAMS_PER_ACCOUNT);
   runner.startBackground();
   // Before the server stops taking requests: the runs here end as interrupted, so their event streams end too.
@@ -118,7 +113,7 @@ export const evalRoutes: FastifyPluginAsyncTypebox<EvalRouteOptions> = async (ap
       },
     },
     handler: async (request, reply) => {
-      const run = await evaluations.start(actorOf(request), request.params.id, request.body, admissionFor(request, budgets));
+      const run = await evaluations.start(actorOf(request), request.params.id, request.body, admissionFor(request, metering));
       return reply.code(202).header('location', `/v1/personas/${run.personaId}/evals/${run.id}`).send(run);
     },
   });
