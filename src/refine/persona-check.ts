@@ -5,7 +5,7 @@ import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { checkText, preservedOriginal, type Severity } from '../rules/index.js';
 import type { Judge } from '../scoring/judge.js';
 import type { JudgeRequest, JudgeVerdict } from '../scoring/judge-verdict.js';
-import { passes, personaScore, type SubScores } from '../scoring/persona-score.js';
+import { passes, scoreOf, type SubScores } from '../scoring/persona-score.js';
 import type { UsageTally } from '../usage/usage-tally.js';
 
 /** What to check (POST /v1/check adapts its body to this). */
@@ -67,8 +67,7 @@ export class PersonaCheck {
           deadline: this.judge.deadlineFrom(this.timeoutMs), timeoutMs: this.timeoutMs, scrubber: new SecretScrubber([target.apiKey]),
         })
       : undefined;
-    const ratings = judgement && 'ratings' in judgement.verdict ? judgement.verdict.ratings.map(({ rating }) => rating) : undefined;
-    const { score, scores } = personaScore({ findings: violations, originalItems: preserved?.items.length, ratings });
+    const { score, scores } = scoreOf(violations, preserved, judgement?.verdict);
     const passed = passes(violations, score, persona.minScore);
     const verdict: CheckVerdict = { passed, score, scores, violations, warnings, ...(judgement ? { judge: judgement.verdict } : {}) };
     return { verdict, personaVersion: persona.version, ...(judgement ? { usage: judgement.usage } : {}) };

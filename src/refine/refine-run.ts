@@ -15,7 +15,7 @@ import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { Judge, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict, Rating } from '../scoring/judge-verdict.js';
-import { type PersonaScore, personaScore } from '../scoring/persona-score.js';
+import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
 import { lowRated, voiceRepairInstructions } from '../scoring/voice-repair.js';
 import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
@@ -58,14 +58,6 @@ export interface RefineRun {
    */
   pieces: AsyncGenerator<string, RunEnd, undefined>;
 }
-
-/** The score of a result: its findings against what it was rewritten from, and the judge's ratings when it gave some. */
-export const scoreOf = (violations: readonly RuleFinding[], original: PreservedOriginal | undefined, verdict?: JudgeVerdict): PersonaScore =>
-  personaScore({
-    findings: violations,
-    originalItems: original?.items.length,
-    ratings: verdict && 'ratings' in verdict ? verdict.ratings.map(({ rating }) => rating) : undefined,
-  });
 
 /** A result known at once (the rules provider, a cached answer) as a run: the whole text, then the end. */
 export async function* wholeText(end: Omit<RunEnd, 'replaced' | 'providerMs'>): AsyncGenerator<string, RunEnd, undefined> {

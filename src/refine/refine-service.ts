@@ -17,7 +17,7 @@ import type { Metrics } from '../metrics.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
-import type { PersonaScore } from '../scoring/persona-score.js';
+import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
 import type { Judge, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict } from '../scoring/judge-verdict.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
@@ -27,7 +27,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineRun, type RunEnd, type RunJob, type RunMode, runThroughProviders, scoreOf, wholeText } from './refine-run.js';
+import { type RefineRun, type RunEnd, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
 import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */

@@ -7,7 +7,8 @@
  * Deterministic and monotone: the same findings always give the same score, and one more finding
  * never raises it.
  */
-import type { RuleFinding, Severity } from '../rules/index.js';
+import type { PreservedOriginal, RuleFinding, Severity } from '../rules/index.js';
+import type { JudgeVerdict } from './judge-verdict.js';
 
 export const FINDING_PENALTY: Readonly<Record<Severity, number>> = { required: 10, recommended: 4 };
 
@@ -50,6 +51,17 @@ export function personaScore({ findings, originalItems, ratings }: ScoreInput): 
   const score = Math.round(parts.reduce((sum, [value, w]) => sum + value * w, 0) / weight);
   return { score, scores: voice === undefined ? { rules, facts } : { rules, facts, voice } };
 }
+
+/**
+ * The score of a text (a refine's answer, a checked text): its findings, the items of what it was
+ * rewritten from, and the judge's ratings when it gave some; a failed judge scores as no judge.
+ */
+export const scoreOf = (findings: ScoreInput['findings'], original: PreservedOriginal | undefined, verdict?: JudgeVerdict): PersonaScore =>
+  personaScore({
+    findings,
+    originalItems: original?.items.length,
+    ratings: verdict && 'ratings' in verdict ? verdict.ratings.map(({ rating }) => rating) : undefined,
+  });
 
 /** The mean rating mapped 1 → 0 … 5 → 100. */
 export function voiceScore(ratings: readonly number[]): number {

@@ -75,4 +75,17 @@ describe("a refine's answer headers, plain, streamed and replayed", () => {
     expect(streamReplayed['x-usage']).toBe(`input_tokens=${usage.inputTokens}, output_tokens=${usage.outputTokens}, provider_calls=${usage.providerCalls}`);
     expect(streamReplayed['x-persona-ratings']).toBe(answered['x-persona-ratings']);
   });
+
+  it("a judged refine's X-Persona-Score is the score POST /v1/check gives its answer with the same judge", async () => {
+    f.fake.setBehaviour({ mode: 'ok', reply: REPLY });
+    const content = 'Your ticket was closed.';
+    const refined = await refine(false, `score-${Date.now()}`);
+    const { response } = await refined.json();
+    const judge = { provider: 'openai', providerApiKey: callerKey('openai'), model: refined.headers.get('x-provider')!.split('/')[1] };
+    const checked = await f.server.request('/v1/check', { method: 'POST', json: { personaId, content: response, original: content, judge } });
+    expect(checked.status).toBe(200);
+    const verdict = await checked.json();
+    expect(verdict.scores.voice).toBeDefined();
+    expect(refined.headers.get('x-persona-score')).toBe(String(verdict.score));
+  });
 });
