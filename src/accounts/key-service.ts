@@ -4,13 +4,38 @@
  */
 import { DomainError, invalidRequest, lacksScope, notFound } from '../errors.js';
 import { uuidv7 } from '../ids.js';
-import type { ApiKey, CreateKeyBody, IssuedApiKey } from '../schemas/keys.js';
 import type { AccountRepository, ApiKeyRow } from '../storage/account-repository.js';
 import type { Actor } from '../storage/change-log.js';
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key.js';
 import { hasExpired, parseExpiresAt, storedExpiry } from './expiry.js';
-import type { Principal } from './authenticator.js';
-import { firstMissing, hasScope, parseScopes } from './scopes.js';
+import type { KeyLimits, Principal } from './authenticator.js';
+import { firstMissing, hasScope, parseScopes, type ScopeGrant } from './scopes.js';
+
+/** A key as its account sees it: never its secret or hash (GET /v1/keys answers it). */
+export interface KeyRecord {
+  id: string;
+  name: string;
+  scopes: ScopeGrant[];
+  prefix: string;
+  createdAt: string;
+  expiresAt: string | null;
+  limits: KeyLimits;
+  /** After a rotation with a grace: until when the previous secret is still accepted. */
+  previousSecretExpiresAt: string | null;
+}
+
+/** A key with its secret: only as it is created or rotated. */
+export interface KeyWithSecret extends KeyRecord {
+  secret: string;
+}
+
+/** What a new key is asked to be. */
+export interface NewKey {
+  name: string;
+  scopes: ScopeGrant[];
+  expiresAt?: string;
+  limits?: { tokensPerDay?: number | null; refinesPerMinute?: number | null };
+}
 
 /** Live (unrevoked, unexpired) keys an account may have (docs/keys-and-scopes.md, "Keys over HTTP"). */
 export const MAX_LIVE_KEYS_PER_ACCOUNT = 100;
@@ -22,7 +47,7 @@ const forbidden = (message: string) => new DomainError('forbidden', message);
  * A key cannot hand out a secret (by creating or rotating a key) that outlives it or may
  * spend more than it may: a 403 naming the first field looser than the calling key's own.
  */
-function checkWithinCaller(principal: Principal, expiresAt: string | null, limits: CreateKeyBody['limits']): void {
+function checkWithinCaller(principal: Principal, expiresAt: string | null, limits: NewKey['limits']): void {
   if (principal.expiresAt !== null && (expiresAt === null || Date.parse(expiresAt) > Date.parse(principal.expiresAt))) {
     throw forbidden(`this key expires at ${principal.expiresAt}; a key it creates or rotates must have an expiresAt no later than that`);
   }
@@ -46,7 +71,7 @@ function limitedByOf(creator: Principal): string | null {
   return chain.length === 0 ? null : JSON.stringify(chain);
 }
 
-export function toApiKey(row: ApiKeyRow, now = new Date()): ApiKey {
+export function toKeyRecord(row: ApiKeyRow, now = new Date()): KeyRecord {
   const graceEnds = row.previous_expires_at !== null && Date.parse(row.previous_expires_at) > now.getTime() ? row.previous_expires_at : null;
   return {
     id: row.id,
@@ -85,7 +110,7 @@ const NAME_SHAPE = /^[^\p{Cc}\p{Cf}]+$/u;
 export class KeyService {
   constructor(private readonly accounts: AccountRepository) {}
 
-  async create(principal: Principal, actor: Actor, body: CreateKeyBody): Promise<IssuedApiKey> {
+  async create(principal: Principal, actor: Actor, body: NewKey): Promise<KeyWithSecret> {
     if (!NAME_SHAPE.test(body.name) || body.name.trim() === '') throw invalidRequest('name must be printable text (no control characters), not only spaces');
     const missing = firstMissing(principal.scopes, body.scopes);
     if (missing !== undefined) throw lacksScope(missing);
@@ -125,18 +150,18 @@ export class KeyService {
         `this account already has ${MAX_LIVE_KEYS_PER_ACCOUNT} live keys (unrevoked and unexpired), the most it may have; revoke one before creating another`,
       );
     }
-    return { ...toApiKey(row, now), secret };
+    return { ...toKeyRecord(row, now), secret };
   }
 
-  async list(accountId: string): Promise<ApiKey[]> {
+  async list(accountId: string): Promise<KeyRecord[]> {
     const now = new Date();
-    return (await this.accounts.listAccountKeys(accountId)).map((row) => toApiKey(row, now));
+    return (await this.accounts.listAccountKeys(accountId)).map((row) => toKeyRecord(row, now));
   }
 
-  async get(accountId: string, id: string): Promise<ApiKey> {
+  async get(accountId: string, id: string): Promise<KeyRecord> {
     const row = await this.accounts.findAccountKey(accountId, id);
     if (!row) throw keyNotFound(id);
-    return toApiKey(row);
+    return toKeyRecord(row);
   }
 
   /**
@@ -167,12 +192,12 @@ export class KeyService {
    * cannot hand out a secret for more than it may do itself: rotating a key
    * with a scope the caller lacks is a 403 naming that scope.
    */
-  async rotate(principal: Principal, actor: Actor, id: string, graceSeconds = 0): Promise<IssuedApiKey> {
+  async rotate(principal: Principal, actor: Actor, id: string, graceSeconds = 0): Promise<KeyWithSecret> {
     const existing = await this.accounts.findAccountKey(principal.accountId, id);
     if (!existing) throw keyNotFound(id);
     const missing = firstMissing(principal.scopes, parseScopes(existing.scopes));
     if (missing !== undefined) throw lacksScope(missing);
-    const current = toApiKey(existing);
+    const current = toKeyRecord(existing);
     checkWithinCaller(principal, current.expiresAt, current.limits);
     const now = new Date();
     const secret = generateApiKey();
@@ -186,6 +211,6 @@ export class KeyService {
       graceSeconds,
     );
     if (!row) throw keyNotFound(id);
-    return { ...toApiKey(row, now), secret };
+    return { ...toKeyRecord(row, now), secret };
   }
 }

@@ -1,5 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import type { KeyRecord, KeyWithSecret, NewKey } from '../accounts/key-service.js';
 import { SCOPE_GRANTS } from '../accounts/scopes.js';
+import type { Assignable } from './common.js';
 
 export const ScopeName = Type.Union(
   SCOPE_GRANTS.map((scope) => Type.Literal(scope)),
@@ -42,6 +44,7 @@ export const ApiKey = Type.Object(
   { $id: 'ApiKey', additionalProperties: false },
 );
 export type ApiKey = Static<typeof ApiKey>;
+export type KeyRecordIsApiKey = Assignable<KeyRecord, ApiKey>;
 
 export const IssuedApiKey = Type.Composite(
   [
@@ -54,6 +57,7 @@ export const IssuedApiKey = Type.Composite(
   { $id: 'IssuedApiKey', additionalProperties: false },
 );
 export type IssuedApiKey = Static<typeof IssuedApiKey>;
+export type KeyWithSecretIsIssuedApiKey = Assignable<KeyWithSecret, IssuedApiKey>;
 
 export const ApiKeyList = Type.Array(Type.Ref('ApiKey'));
 
@@ -67,6 +71,7 @@ export const CreateKeyBody = Type.Object(
   { additionalProperties: false },
 );
 export type CreateKeyBody = Static<typeof CreateKeyBody>;
+export type CreateKeyBodyIsNewKey = Assignable<CreateKeyBody, NewKey>;
 
 export const RotateKeyBody = Type.Object(
   {
