@@ -5,13 +5,12 @@
  * instances sharing PostgreSQL and Redis.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/limits/redis.js';
-import { startFakeProviderServer, type FakeProviderServer } from '../fakes/provider-server.js';
 import { readUntil } from '../helpers/event-stream.js';
-import { callerKey, refineEnv, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
-import { createTestDatabase, postgresAvailable, REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
-import { postgresTarget, storageTargets } from '../helpers/storage-targets.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { callerKey, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
+import { postgresAvailable, redisAvailable } from '../helpers/services.js';
+import { storageTargets } from '../helpers/storage-targets.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { startTwoInstances, type TwoInstances } from '../helpers/two-instances.js';
 
 const SMALL = 'The desk moved.';
 // About 500 tokens' worth of refine at the fake's four characters a token (input and output).
@@ -193,27 +192,15 @@ describe.each(storageTargets)('budgets under attack on $engine', (target) => {
 });
 
 describe.skipIf(!postgresAvailable || !redisAvailable)('budgets under attack on two instances (PostgreSQL + Redis)', () => {
-  let fake: FakeProviderServer;
+  let cluster: TwoInstances;
   let a: TestServer;
   let b: TestServer;
-  let redis: Awaited<ReturnType<typeof connectRedis>>;
-  let database: { url: string; drop: () => Promise<void> };
 
   beforeAll(async () => {
-    fake = await startFakeProviderServer({ latencyMs: 30 });
-    redis = await connectRedis(REDIS_TEST_URL);
-    database = await createTestDatabase();
-    const env = refineEnv(fake, { RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_REFINES_PER_ACCOUNT: '60', DATABASE_URL: database.url });
-    a = await startTestServer({ target: postgresTarget, env, redis });
-    b = await startTestServer({ shareDatabaseWith: a, env, redis });
+    cluster = await startTwoInstances({ latencyMs: 30, env: { RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_REFINES_PER_ACCOUNT: '60' } });
+    ({ a, b } = cluster);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    redis?.disconnect();
-    await fake?.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('forty refines at once over both instances stay within tokensPerDay but for one refine', async () => {
     await fortyAtOnce([a, b], await persona(a));

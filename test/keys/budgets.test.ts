@@ -5,12 +5,10 @@
  * budget.exceeded, streams settling, and usage by key.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectRedis } from '../../src/limits/redis.js';
-import { callerKey, refineEnv, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
-import { createTestDatabase, postgresAvailable, REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
-import { postgresTarget } from '../helpers/storage-targets.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { startFakeProviderServer, type FakeProviderServer } from '../fakes/provider-server.js';
+import { callerKey, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
+import { postgresAvailable, redisAvailable } from '../helpers/services.js';
+import type { TestServer } from '../helpers/test-server.js';
+import { startTwoInstances, type TwoInstances } from '../helpers/two-instances.js';
 
 const refineBody = (personaId: string, extra: Record<string, unknown> = {}) => ({
   provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'The help desk moved to the third floor.', ...extra,
@@ -146,27 +144,15 @@ describe('budgets in one instance', () => {
 });
 
 describe.skipIf(!postgresAvailable || !redisAvailable)('budgets across two instances (PostgreSQL + Redis)', () => {
-  let fake: FakeProviderServer;
+  let cluster: TwoInstances;
   let a: TestServer;
   let b: TestServer;
-  let redis: Awaited<ReturnType<typeof connectRedis>>;
-  let database: { url: string; drop: () => Promise<void> };
 
   beforeAll(async () => {
-    fake = await startFakeProviderServer({ latencyMs: 30 });
-    redis = await connectRedis(REDIS_TEST_URL);
-    database = await createTestDatabase();
-    const env = refineEnv(fake, { RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_REFINES_PER_ACCOUNT: '50', DATABASE_URL: database.url });
-    a = await startTestServer({ target: postgresTarget, env, redis });
-    b = await startTestServer({ shareDatabaseWith: a, env, redis });
+    cluster = await startTwoInstances({ latencyMs: 30, env: { RATE_LIMIT_PER_MINUTE: '100000', MAX_CONCURRENT_REFINES_PER_ACCOUNT: '50' } });
+    ({ a, b } = cluster);
   });
-  afterAll(async () => {
-    await a?.close();
-    await b?.close();
-    redis?.disconnect();
-    await fake?.close();
-    await database?.drop();
-  });
+  afterAll(() => cluster?.close());
 
   it('20 concurrent refines split over both instances stay within tokensPerDay and serve every refine that fits', async () => {
     const { personaId, perRefine } = await setUp(a);
