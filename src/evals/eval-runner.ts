@@ -17,7 +17,7 @@ import type { RefineRequest } from '../refine/refine-request.js';
 import type { RefineResult, RefineService } from '../refine/refine-service.js';
 import type { EvalRepository } from '../storage/eval-repository.js';
 import { estimatedRefineTokens } from '../usage/token-estimate.js';
-import { type EvalUsage, samplePassed, type ScoredResult, summarize } from './evaluation.js';
+import { type EvalUsage, expectationOutcomes, samplePassed, type ScoredResult, summarize } from './evaluation.js';
 import type { Sample } from './samples.js';
 
 export const HEARTBEAT_MS = 2_000;
@@ -200,7 +200,7 @@ export class EvalRunner {
   /** One sample's result; undefined when the run was stopped meanwhile. */
   private async sample(job: EvalJob, sample: Sample, signal: AbortSignal): Promise<ScoredResult | undefined> {
     const failed = (error: DomainError): ScoredResult => ({
-      sampleId: sample.id, response: null, score: null, scores: null, violations: [], passed: false,
+      sampleId: sample.id, response: null, score: null, scores: null, violations: [], passed: false, expectations: [],
       error: { error: error.status, message: error.message },
       usage: { inputTokens: 0, outputTokens: 0, providerCalls: 0 },
     });
@@ -236,13 +236,15 @@ export class EvalRunner {
   private scored(job: EvalJob, sample: Sample, result: RefineResult): ScoredResult {
     const violations = result.violations.map(({ rule, severity, message, start, end }) => ({ rule, severity, message, start, end }));
     const { judge } = result;
+    const expectations = expectationOutcomes(sample.expect, result.response);
     return {
       sampleId: sample.id,
       response: result.response,
       score: result.score.score,
       scores: result.score.scores,
       violations,
-      passed: samplePassed(violations, result.score.score, job.minScore, sample.expect, result.response),
+      passed: samplePassed(violations, result.score.score, job.minScore, expectations),
+      expectations,
       ...(judge === undefined ? {} : { judge }),
       usage: usageOf(result),
     };

@@ -21,6 +21,9 @@ export interface EvalViolation {
   end: number;
 }
 
+/** One term of a sample's `expect`, and whether the answer met it (docs/evaluations.md, "Runs"). */
+export type ExpectationOutcome = { contains: string; met: boolean } | { notContains: string; met: boolean };
+
 export interface EvalResult {
   sampleId: string;
   /** Null when the sample failed (see `error`). */
@@ -30,6 +33,11 @@ export interface EvalResult {
   violations: EvalViolation[];
   /** No required finding, `expect` met, at or above the persona's `minScore`; false for a failed sample. */
   passed: boolean;
+  /**
+   * Every term of the sample's `expect`, met or not, so a sample failed by it says which; empty
+   * without `expect` or an answer. Absent from results stored before it was reported.
+   */
+  expectations?: ExpectationOutcome[];
   /** The judge's verdict as the refine reported it (docs/voice-score.md, "The formula"). */
   judge?: JudgeVerdict;
   /** Why this sample has no answer, as the refine's own error would have said it. */
@@ -53,6 +61,8 @@ export interface EvalSummary {
   errored: number;
   /** Rule id → findings left in the answers, over every result. */
   violations: Record<string, number>;
+  /** Expectation terms the answers did not meet, over every result; null for a run stored before results reported them. */
+  failedExpectations: number | null;
   usage: EvalUsage;
 }
 
@@ -109,19 +119,22 @@ export function summarize(results: readonly ScoredResult[], minScore: number | u
     minScore: minScore ?? null,
     errored: results.filter((result) => result.error !== undefined).length,
     violations,
+    failedExpectations: results.reduce((sum, result) => sum + (result.expectations ?? []).filter((outcome) => !outcome.met).length, 0),
     usage,
   };
 }
 
-/** Every `contains` term is in the answer and no `notContains` term is, compared as written. */
-export function expectationMet(expect: SampleExpectation | undefined, response: string): boolean {
-  if (!expect) return true;
-  return (expect.contains ?? []).every((term) => response.includes(term)) && !(expect.notContains ?? []).some((term) => response.includes(term));
+/** Each `contains` term must be in the answer and each `notContains` term must not, compared as written; in that order. */
+export function expectationOutcomes(expect: SampleExpectation | undefined, response: string): ExpectationOutcome[] {
+  return [
+    ...(expect?.contains ?? []).map((term) => ({ contains: term, met: response.includes(term) })),
+    ...(expect?.notContains ?? []).map((term) => ({ notContains: term, met: !response.includes(term) })),
+  ];
 }
 
-/** The persona score's own `passed` (docs/voice-score.md, "`passed` and `minScore`"), and the sample's expectation. */
-export function samplePassed(violations: readonly EvalViolation[], score: number, minScore: number | undefined, expect: SampleExpectation | undefined, response: string): boolean {
-  return passes(violations, score, minScore) && expectationMet(expect, response);
+/** The persona score's own `passed` (docs/voice-score.md, "`passed` and `minScore`"), and every expectation met. */
+export function samplePassed(violations: readonly EvalViolation[], score: number, minScore: number | undefined, expectations: readonly ExpectationOutcome[]): boolean {
+  return passes(violations, score, minScore) && expectations.every((outcome) => outcome.met);
 }
 
 /** A score fall this large (or a pass turned fail) is a regression (docs/evaluations.md, "Compare"). */

@@ -67,6 +67,12 @@ const evalNotFound = (personaId: string, id: string) =>
 
 const isTerminal = (status: EvalStatus) => !ACTIVE_STATUSES.includes(status);
 
+/** A summary stored before `failedExpectations` was counted says it is not known. */
+function storedSummary(text: string): EvalSummary {
+  const summary = JSON.parse(text) as Partial<EvalSummary> & Omit<EvalSummary, 'failedExpectations'>;
+  return { ...summary, failedExpectations: summary.failedExpectations ?? null };
+}
+
 function toRun(row: EvalRunRow): EvalRun {
   return {
     id: row.id,
@@ -80,7 +86,7 @@ function toRun(row: EvalRunRow): EvalRun {
     judge: row.judge === null ? null : (JSON.parse(row.judge) as EvalJudgeSetting),
     concurrency: row.concurrency,
     progress: { done: row.done, total: row.total },
-    summary: JSON.parse(row.summary) as EvalSummary,
+    summary: storedSummary(row.summary),
     error: row.error,
   };
 }
@@ -148,7 +154,7 @@ export class Evaluations {
       concurrency: body.concurrency ?? DEFAULT_CONCURRENCY,
       total: samples.length,
       done: 0,
-      summary: JSON.stringify({ score: null, passRate: 0, minScore: persona.minScore ?? null, errored: 0, violations: {}, usage: emptyUsage() } satisfies EvalSummary),
+      summary: JSON.stringify({ score: null, passRate: 0, minScore: persona.minScore ?? null, errored: 0, violations: {}, failedExpectations: 0, usage: emptyUsage() } satisfies EvalSummary),
       error: null,
       created_at: now,
       finished_at: null,

@@ -106,6 +106,9 @@ const Summary = Type.Object(
     minScore: Type.Union([Type.Integer(), Type.Null()], { description: 'The persona version\'s `minScore`, the bar `passed` used; null when it sets none' }),
     errored: Type.Integer({ minimum: 0, description: 'Samples that got no answer (their result has `error`); a run with any meets no label gate' }),
     violations: Type.Record(Type.String(), Type.Integer({ minimum: 1 }), { description: 'Rule id → findings left, over every answer' }),
+    failedExpectations: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Terms of the samples\' `expect` that the answers did not meet, over every result; null for a run stored before results reported them',
+    }),
     usage: Usage,
   },
   { additionalProperties: false, description: 'Over the results so far' },
@@ -135,6 +138,19 @@ export const EvalResult = Type.Object(
     scores: Type.Union([Scores, Type.Null()]),
     violations: Type.Array(Violation, { description: 'Findings left in the answer' }),
     passed: Type.Boolean({ description: 'No required finding, `expect` met, at or above the persona\'s `minScore`' }),
+    expectations: Type.Optional(
+      Type.Array(
+        Type.Union([
+          Type.Object({ contains: Type.String(), met: Type.Boolean() }, { additionalProperties: false }),
+          Type.Object({ notContains: Type.String(), met: Type.Boolean() }, { additionalProperties: false }),
+        ]),
+        {
+          description:
+            'Every term of the sample\'s `expect` (`contains` terms first), each `met` or not: a sample that fails only its `expect` says which term. ' +
+            'Empty without `expect` or an answer; absent from results stored before they were reported',
+        },
+      ),
+    ),
     judge: Type.Optional(
       Type.Union(
         [

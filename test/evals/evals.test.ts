@@ -128,7 +128,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect(done.results.map((r: { passed: boolean }) => r.passed)).toEqual([true, true, false]);
     expect(done.results[2]).toMatchObject({ score: 90, violations: [{ rule: 'avoid', severity: 'required' }] });
     expect(done.summary).toEqual({
-      score: 96.7, passRate: 0.6667, minScore: null, errored: 0, violations: { avoid: 1 },
+      score: 96.7, passRate: 0.6667, minScore: null, errored: 0, violations: { avoid: 1 }, failedExpectations: 0,
       usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number), providerCalls: expect.any(Number) },
     });
     expect(done.summary.usage.providerCalls).toBeGreaterThanOrEqual(3);
@@ -136,7 +136,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
 
     // An expectation not met fails a clean answer.
     await request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'Say hi to ALPHA.', expect: { contains: ['BETA'] } }] } });
-    expect((await run(id)).results[0]).toMatchObject({ passed: false, score: 100 });
+    expect((await run(id)).results[0]).toMatchObject({ passed: false, score: 100, expectations: [{ contains: 'BETA', met: false }] });
   });
 
   it('start refusals: no samples, version and label, unknown provider, missing key, bad concurrency, unknown version or label, another account', async () => {
@@ -174,7 +174,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect(partial.version).toBe(2);
     expect(partial.status).toBe('completed');
     expect(partial.results[1]).toEqual({
-      sampleId: expect.any(String), response: null, score: null, scores: null, violations: [], passed: false,
+      sampleId: expect.any(String), response: null, score: null, scores: null, violations: [], passed: false, expectations: [],
       error: { error: 400, message: expect.stringMatching(/^provider "openai" /) },
     });
     expect(partial.results[0].passed).toBe(true);
