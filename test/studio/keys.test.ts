@@ -1,7 +1,7 @@
 /**
  * Studio: the Keys page (create with scopes and limits, the secret shown once with a copy
- * button, rotate, revoke), and a key that lacks a scope seeing the matching controls disabled
- * with the reason, without any request refused.
+ * button, rotate with a chosen grace, revoke, each confirmed), and a key that lacks a scope
+ * seeing the matching controls disabled with the reason, without any request refused.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -50,8 +50,10 @@ describe.skipIf(!chromiumAvailable)('Persona Studio keys', () => {
     expect(await row.textContent()).toContain('500 tokens a day');
     expect(await (await server.request('/v1/keys/current', { key: secret })).json()).toMatchObject({ scopes: ['personas:read', 'labels:write'] });
 
-    await page.getByLabel(/^When rotating/).fill('60');
     await row.getByRole('button', { name: 'Rotate writer app' }).click();
+    const asked = page.getByRole('dialog', { name: 'Rotate writer app?' });
+    await asked.getByLabel(/^The old secret keeps working for/).fill('0.5');
+    await asked.getByRole('button', { name: 'Rotate writer app' }).click();
     const rotated = page.getByRole('dialog', { name: 'Key rotated: copy the secret now' });
     const newSecret = (await rotated.getByTestId('key-secret').textContent())!;
     expect(newSecret).not.toBe(secret);
@@ -59,6 +61,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio keys', () => {
     await page.getByRole('row', { name: /writer app/ }).getByText(/old secret works until/).waitFor();
 
     await page.getByRole('row', { name: /writer app/ }).getByRole('button', { name: 'Revoke writer app' }).click();
+    await page.getByRole('dialog', { name: 'Revoke writer app?' }).getByRole('button', { name: 'Revoke writer app' }).click();
     await page.getByText('writer app is revoked; it stops working within 5 seconds.').waitFor();
     expect(await page.getByRole('row', { name: /writer app/ }).count()).toBe(0);
     await screenshot(page, 'keys', { docs: true });

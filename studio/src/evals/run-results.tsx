@@ -15,6 +15,16 @@ const sampleName = (samples: readonly EvalSample[], id: string) => {
   return index === -1 ? id : (samples[index]!.name ?? `Sample ${index + 1}`);
 };
 
+/** Each kind of finding once, counted when the answer has it more than once ("Words to avoid (required) ×2"). */
+export function findingsText(violations: EvalResult['violations']): string {
+  const counts = new Map<string, number>();
+  for (const finding of violations) {
+    const kind = `${ruleName(finding.rule)} (${finding.severity})`;
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  }
+  return [...counts].map(([kind, count]) => (count > 1 ? `${kind} ×${count}` : kind)).join(', ');
+}
+
 export function RunResults({ view, samples, onCancel }: { view: RunView; samples: readonly EvalSample[]; onCancel?: () => void }) {
   const { run, results, progress } = view;
   const byOrder = [...results].sort((a, b) => samples.findIndex((s) => s.id === a.sampleId) - samples.findIndex((s) => s.id === b.sampleId));
@@ -59,7 +69,7 @@ export function RunResults({ view, samples, onCancel }: { view: RunView; samples
               <th scope="row">{sampleName(samples, result.sampleId)}</th>
               <td>{result.score ?? '–'}</td>
               <td>{result.error ? 'failed' : result.passed ? 'yes' : 'no'}</td>
-              <td>{result.error ? result.error.message : result.violations.map((finding) => `${ruleName(finding.rule)} (${finding.severity})`).join(', ') || '–'}</td>
+              <td>{result.error ? result.error.message : findingsText(result.violations) || '–'}</td>
               <td class="answer">{result.response ?? ''}</td>
             </tr>
           ))}

@@ -68,20 +68,30 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   };
   useEffect(() => void load(), [id]);
 
-  const act = async (work: () => Promise<string>) => {
+  /**
+   * Runs `work`. With `beside`, a refusal (a gate's 409, say) is handed back for the labels panel
+   * to say next to the control that asked, where the eye and the focus are; otherwise it is shown
+   * at the top.
+   */
+  const act = async (work: () => Promise<string>, { beside = false } = {}): Promise<string | undefined> => {
     setBusy(true);
     setProblem(undefined);
     try {
       setStatus(await work());
       await load();
     } catch (error) {
-      if (!changedElsewhere(error)) return setProblem(describe(error));
+      if (!changedElsewhere(error)) {
+        if (beside && error instanceof ApiError) return describe(error);
+        setProblem(describe(error));
+        return undefined;
+      }
       // Reloaded first, so the retry carries the persona's new ETag.
       await load();
       setProblem(CHANGED_ELSEWHERE);
     } finally {
       setBusy(false);
     }
+    return undefined;
   };
 
   const byNumber = useMemo(() => new Map(loaded?.versions.map((v) => [v.version, v]) ?? []), [loaded]);
@@ -209,16 +219,22 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
         versions={versions}
         busy={busy}
         onSet={(label, version) =>
-          void act(async () => {
-            await api.setLabel(id, label, version, current.etag);
-            return `${label} now points at version ${version}.`;
-          })
+          act(
+            async () => {
+              await api.setLabel(id, label, version, current.etag);
+              return `${label} now points at version ${version}.`;
+            },
+            { beside: true },
+          )
         }
         onRemove={(label) =>
-          void act(async () => {
-            await api.removeLabel(id, label, current.etag);
-            return `Removed ${label}.`;
-          })
+          act(
+            async () => {
+              await api.removeLabel(id, label, current.etag);
+              return `Removed ${label}.`;
+            },
+            { beside: true },
+          )
         }
       />
 

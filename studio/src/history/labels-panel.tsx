@@ -1,5 +1,8 @@
-/** A persona's labels: each one shown with the version it points at, movable and removable; new ones settable. */
-import { useState } from 'preact/hooks';
+/**
+ * A persona's labels: each one shown with the version it points at, movable and removable; new
+ * ones settable. A refused move or removal is said beside the button that asked, which gets focus.
+ */
+import { useEffect, useState } from 'preact/hooks';
 import type { PersonaLabels, PersonaVersion } from '../api/types.js';
 import { useScopes } from '../scopes.js';
 
@@ -7,13 +10,26 @@ interface LabelsPanelProps {
   labels: PersonaLabels;
   versions: PersonaVersion[];
   busy: boolean;
-  onSet(label: string, version: number): void;
-  onRemove(label: string): void;
+  /** Each resolves to why the service refused, or undefined when it did not. */
+  onSet(label: string, version: number): Promise<string | undefined>;
+  onRemove(label: string): Promise<string | undefined>;
   /** Labels whose policy protects them (moving one needs labels:protected). */
   protectedLabels?: ReadonlySet<string>;
 }
 
 const LABEL_SHAPE = /^[a-z0-9-]{1,40}$/;
+
+/** The id of a button that changes labels; a refusal is tied to it. */
+type ControlId = `move-${string}` | `remove-${string}` | 'set-label';
+
+function Refusal({ control, refusal }: { control: ControlId; refusal: { control: ControlId; message: string } | undefined }) {
+  if (refusal?.control !== control) return null;
+  return (
+    <p role="alert" class="error refusal" id={`${control}-refusal`}>
+      {refusal.message}
+    </p>
+  );
+}
 
 function VersionSelect({ id, value, versions, onChange }: { id: string; value: number; versions: PersonaVersion[]; onChange(v: number): void }) {
   return (
@@ -36,7 +52,19 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove, protected
   const [name, setName] = useState('');
   const [target, setTarget] = useState(newest);
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [refusal, setRefusal] = useState<{ control: ControlId; message: string } | undefined>(undefined);
   const entries = Object.entries(labels);
+  // The button was disabled while its request ran, which lost focus; it gets it back once enabled.
+  useEffect(() => {
+    if (refusal && !busy) document.getElementById(refusal.control)?.focus();
+  }, [refusal, busy]);
+  const attempt = async (control: ControlId, request: Promise<string | undefined>) => {
+    setRefusal(undefined);
+    const message = await request;
+    if (message !== undefined) setRefusal({ control, message });
+    return message === undefined;
+  };
+  const describedBy = (control: ControlId) => (refusal?.control === control ? `${control}-refusal` : undefined);
 
   return (
     <section aria-labelledby="labels-heading" class="labels">
@@ -56,13 +84,30 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove, protected
                 <strong>{label}</strong> → version {version}; move to
               </label>{' '}
               <VersionSelect id={`label-${label}`} value={chosen} versions={versions} onChange={(v) => setMoves({ ...moves, [label]: v })} />{' '}
-              <button type="button" disabled={busy || chosen === version || denied !== undefined} title={denied} onClick={() => onSet(label, chosen)}>
+              <button
+                type="button"
+                id={`move-${label}`}
+                aria-describedby={describedBy(`move-${label}`)}
+                disabled={busy || chosen === version || denied !== undefined}
+                title={denied}
+                onClick={() => void attempt(`move-${label}`, onSet(label, chosen))}
+              >
                 Move {label}
               </button>{' '}
-              <button type="button" class="secondary" disabled={busy || denied !== undefined} title={denied} onClick={() => onRemove(label)}>
+              <button
+                type="button"
+                class="secondary"
+                id={`remove-${label}`}
+                aria-describedby={describedBy(`remove-${label}`)}
+                disabled={busy || denied !== undefined}
+                title={denied}
+                onClick={() => void attempt(`remove-${label}`, onRemove(label))}
+              >
                 Remove {label}
               </button>
               {denied && <span class="hint"> {protectedLabels.has(label) ? `${label} is protected. ` : ''}{denied}</span>}
+              <Refusal control={`move-${label}`} refusal={refusal} />
+              <Refusal control={`remove-${label}`} refusal={refusal} />
             </li>
           );
         })}
@@ -78,8 +123,8 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove, protected
           const denied = whyNot(label);
           if (denied) return setProblem(`${protectedLabels.has(label) ? `${label} is protected. ` : ''}${denied}`);
           setProblem(undefined);
-          setName('');
-          onSet(label, target);
+          // Kept when refused, to retry once the reason is dealt with.
+          void attempt('set-label', onSet(label, target)).then((done) => done && setName(''));
         }}
       >
         <div class="field">
@@ -90,9 +135,16 @@ export function LabelsPanel({ labels, versions, busy, onSet, onRemove, protected
           <label for="new-label-version">Points at</label>
           <VersionSelect id="new-label-version" value={target} versions={versions} onChange={setTarget} />
         </div>
-        <button type="submit" disabled={busy || lacking('labels:write') !== undefined} title={lacking('labels:write')}>
+        <button
+          type="submit"
+          id="set-label"
+          aria-describedby={describedBy('set-label')}
+          disabled={busy || lacking('labels:write') !== undefined}
+          title={lacking('labels:write')}
+        >
           Set label
         </button>
+        <Refusal control="set-label" refusal={refusal} />
       </form>
       {problem && (
         <p role="alert" class="error">

@@ -4,6 +4,7 @@ import type { StudioApi } from '../api/client.js';
 import type { Persona, PersonaVersion } from '../api/types.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import { useFocusOnMount } from '../hooks.js';
+import { distinctName, duplicateSuffixes } from '../personas/persona-names.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { type RefineResult, runRefine } from './run-refine.js';
@@ -30,6 +31,8 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
   const [versionsOf, setVersionsOf] = useState<Record<string, PersonaVersion[]>>({});
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading);
+  const suffixes = duplicateSuffixes(personas);
+  const nameOf = (persona: Persona) => distinctName(persona, suffixes);
   useEffect(() => {
     for (const id of new Set(picked)) {
       if (id === '' || versionsOf[id]) continue;
@@ -93,7 +96,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
               >
                 {personas.map((persona) => (
                   <option key={persona.id} value={persona.id}>
-                    {persona.name}
+                    {nameOf(persona)}
                   </option>
                 ))}
               </select>
@@ -136,7 +139,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
             <div class="columns">
               {compared.map(({ persona, version, result }, index) => (
                 <figure key={index}>
-                  <figcaption>{version === undefined ? persona.name : `${persona.name}, version ${version}`}</figcaption>
+                  <figcaption>{version === undefined ? nameOf(persona) : `${nameOf(persona)}, version ${version}`}</figcaption>
                   {'error' in result ? <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} /> : <DiffText parts={result.diff} side="after" />}
                   {'outcome' in result && <Timing outcome={result.outcome} />}
                 </figure>

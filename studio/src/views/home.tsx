@@ -2,18 +2,25 @@
 import { useRef } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.js';
 import { COMPARE_HREF, NEW_PERSONA_HREF } from '../routing.js';
+import { useScopes } from '../scopes.js';
 
 export function Home() {
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading);
+  const mayCreate = useScopes().can('personas:write');
   return (
     <section aria-labelledby="home-heading">
       <h2 id="home-heading" ref={heading} tabIndex={-1}>
         Your personas
       </h2>
       <p>
-        Pick a persona from the list to edit it and preview how it rewrites text, or <a href={NEW_PERSONA_HREF}>create a new one</a>. To see two
-        personas rewrite the same text side by side, open <a href={COMPARE_HREF}>Compare</a>.
+        Pick a persona from the list to edit it and preview how it rewrites text
+        {mayCreate && (
+          <>
+            , or <a href={NEW_PERSONA_HREF}>create a new one</a>
+          </>
+        )}
+        . To see two personas rewrite the same text side by side, open <a href={COMPARE_HREF}>Compare</a>.
       </p>
     </section>
   );

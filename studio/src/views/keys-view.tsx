@@ -1,14 +1,15 @@
 /**
- * The account's API keys: create one with scopes and limits (its secret shown once, with a copy
- * button), rotate (a new secret shown once; the old one works for the grace chosen), revoke.
- * A key without `keys:admin` sees why instead of a failing request.
+ * The account's API keys, newest first: create one with scopes and limits (its secret shown once,
+ * with a copy button), rotate after choosing how long the old secret keeps working (a new secret
+ * shown once), revoke after a confirmation. A key without `keys:admin` sees why instead of a
+ * failing request.
  */
 import { useEffect, useState } from 'preact/hooks';
 import { asSentence } from '../api/api-error.js';
 import type { StudioApi } from '../api/client.js';
 import type { ApiKey, CreateKeyInput, IssuedApiKey } from '../api/types.js';
 import { SCOPE_NAMES, firstMissing, useScopes } from '../scopes.js';
-import { Dialog } from './dialog.js';
+import { ConfirmRevoke, ConfirmRotate, SecretOnce } from './key-dialogs.js';
 
 const SCOPE_HINTS: Record<string, string> = {
   'personas:read': 'read personas, versions, labels',
@@ -29,44 +30,7 @@ const limitsText = (limits: ApiKey['limits']) =>
 
 const problemOf = (error: unknown) => asSentence(error instanceof Error ? error.message : String(error));
 
-/** Shown once: the studio keeps no copy. */
-function SecretOnce({ issued, what, onDone }: { issued: IssuedApiKey; what: string; onDone(): void }) {
-  const [copied, setCopied] = useState(false);
-  return (
-    <Dialog
-      title={`${what}: copy the secret now`}
-      onCancel={onDone}
-      actions={
-        <>
-          <button
-            type="button"
-            onClick={() =>
-              void navigator.clipboard.writeText(issued.secret).then(
-                () => setCopied(true),
-                () => setCopied(false),
-              )
-            }
-          >
-            Copy secret
-          </button>
-          <button type="button" class="secondary" autofocus onClick={onDone}>
-            Done
-          </button>
-        </>
-      }
-    >
-      <p>
-        This is the only time the secret of <strong>{issued.name}</strong> is shown; the service keeps only its hash.
-      </p>
-      <p>
-        <code class="secret" data-testid="key-secret">
-          {issued.secret}
-        </code>
-      </p>
-      <p role="status">{copied ? 'Copied.' : ''}</p>
-    </Dialog>
-  );
-}
+const newestFirst = (keys: ApiKey[]) => [...keys].sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id));
 
 export function KeysView({ api }: { api: StudioApi }) {
   const { can, lacking, granted } = useScopes();
@@ -80,10 +44,10 @@ export function KeysView({ api }: { api: StudioApi }) {
   const [tokensPerDay, setTokensPerDay] = useState('');
   const [refinesPerMinute, setRefinesPerMinute] = useState('');
   const [expiresAt, setExpiresAt] = useState('');
-  const [grace, setGrace] = useState('0');
+  const [confirming, setConfirming] = useState<{ action: 'rotate' | 'revoke'; key: ApiKey } | undefined>(undefined);
   const mayAdmin = can('keys:admin');
 
-  const reload = () => api.listKeys().then(setKeys, (error: unknown) => setProblem(problemOf(error)));
+  const reload = () => api.listKeys().then((listed) => setKeys(newestFirst(listed)), (error: unknown) => setProblem(problemOf(error)));
   useEffect(() => {
     if (mayAdmin) void reload();
   }, [mayAdmin]);
@@ -126,65 +90,47 @@ export function KeysView({ api }: { api: StudioApi }) {
       {keys === undefined ? (
         <p role="status">Loading…</p>
       ) : (
-        <table class="keys-table">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Key</th>
-              <th scope="col">Scopes</th>
-              <th scope="col">Limits</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {keys.map((key) => (
-              <tr key={key.id}>
-                <td>{key.name || '(unnamed)'}</td>
-                <td>
-                  <code>{key.prefix}…</code>
-                  {key.previousSecretExpiresAt && <div class="hint">old secret works until {key.previousSecretExpiresAt}</div>}
-                </td>
-                <td>{key.scopes.join(', ')}</td>
-                <td>{limitsText(key.limits)}</td>
-                <td>{key.expiresAt ?? 'Never'}</td>
-                <td>
-                  <button
-                    type="button"
-                    disabled={busy}
-                    onClick={() =>
-                      void act(async () => {
-                        const rotated = await api.rotateKey(key.id, Number(grace) || 0);
-                        setIssued({ key: rotated, what: 'Key rotated' });
-                        return `${key.name || key.id} has a new secret.`;
-                      })
-                    }
-                  >
-                    Rotate {key.name}
-                  </button>{' '}
-                  <button
-                    type="button"
-                    class="danger"
-                    disabled={busy}
-                    onClick={() =>
-                      void act(async () => {
-                        await api.revokeKey(key.id);
-                        return `${key.name || key.id} is revoked; it stops working within 5 seconds.`;
-                      })
-                    }
-                  >
-                    Revoke {key.name}
-                  </button>
-                </td>
+        <div class="table-scroll">
+          <table class="keys-table">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key</th>
+                <th scope="col">Scopes</th>
+                <th scope="col">Limits</th>
+                <th scope="col">Expires</th>
+                <th scope="col">Actions</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {keys.map((key) => (
+                <tr key={key.id}>
+                  <td>{key.name || '(unnamed)'}</td>
+                  <td>
+                    <code>{key.prefix}…</code>
+                    {key.previousSecretExpiresAt && (
+                      <div class="hint">
+                        old secret works until <time dateTime={key.previousSecretExpiresAt}>{new Date(key.previousSecretExpiresAt).toLocaleString()}</time>
+                      </div>
+                    )}
+                  </td>
+                  <td>{key.scopes.join(', ')}</td>
+                  <td>{limitsText(key.limits)}</td>
+                  <td>{key.expiresAt ?? 'Never'}</td>
+                  <td>
+                    <button type="button" disabled={busy} onClick={() => setConfirming({ action: 'rotate', key })}>
+                      Rotate {key.name}
+                    </button>{' '}
+                    <button type="button" class="danger" disabled={busy} onClick={() => setConfirming({ action: 'revoke', key })}>
+                      Revoke {key.name}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
-      <div class="field">
-        <label for="rotate-grace">When rotating, the old secret keeps working for (seconds, 0–86400)</label>
-        <input id="rotate-grace" type="number" min="0" max="86400" value={grace} onInput={(event) => setGrace(event.currentTarget.value)} />
-      </div>
 
       <form
         noValidate
@@ -251,6 +197,35 @@ export function KeysView({ api }: { api: StudioApi }) {
           Create key
         </button>
       </form>
+      {confirming?.action === 'rotate' && (
+        <ConfirmRotate
+          apiKey={confirming.key}
+          onCancel={() => setConfirming(undefined)}
+          onRotate={(graceSeconds) => {
+            const { key } = confirming;
+            setConfirming(undefined);
+            void act(async () => {
+              const rotated = await api.rotateKey(key.id, graceSeconds);
+              setIssued({ key: rotated, what: 'Key rotated' });
+              return `${key.name || key.id} has a new secret.`;
+            });
+          }}
+        />
+      )}
+      {confirming?.action === 'revoke' && (
+        <ConfirmRevoke
+          apiKey={confirming.key}
+          onCancel={() => setConfirming(undefined)}
+          onRevoke={() => {
+            const { key } = confirming;
+            setConfirming(undefined);
+            void act(async () => {
+              await api.revokeKey(key.id);
+              return `${key.name || key.id} is revoked; it stops working within 5 seconds.`;
+            });
+          }}
+        />
+      )}
       {issued && <SecretOnce issued={issued.key} what={issued.what} onDone={() => setIssued(undefined)} />}
     </section>
   );

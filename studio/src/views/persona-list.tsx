@@ -1,6 +1,8 @@
-/** The account's personas, oldest first as the API lists them, with new / export all / import. */
+/** The account's personas, newest first, with new / export all / import (new and import only for a key that may write). */
 import type { Persona } from '../api/types.js';
+import { duplicateSuffixes } from '../personas/persona-names.js';
 import { NEW_PERSONA_HREF, personaHref } from '../routing.js';
+import { useScopes } from '../scopes.js';
 
 interface PersonaListProps {
   personas: Persona[] | undefined;
@@ -9,21 +11,18 @@ interface PersonaListProps {
   onImport: () => void;
 }
 
-/**
- * The end of the id, which tells apart personas that share a name. The end, not the start: a
- * UUIDv7 starts with its creation time, which personas created together share.
- */
-export const shortId = (id: string) => id.slice(-6);
-
 export function PersonaList({ personas, currentId, onExportAll, onImport }: PersonaListProps) {
-  const names = new Map<string, number>();
-  for (const persona of personas ?? []) names.set(persona.name, (names.get(persona.name) ?? 0) + 1);
+  const suffixes = duplicateSuffixes(personas ?? []);
+  // Offered only to a key that may create personas: a control it could only fail with is noise.
+  const mayWrite = useScopes().can('personas:write');
   return (
     <nav aria-labelledby="personas-heading" class="persona-list">
       <h2 id="personas-heading">Personas</h2>
-      <a class="button" href={NEW_PERSONA_HREF}>
-        New persona
-      </a>
+      {mayWrite && (
+        <a class="button" href={NEW_PERSONA_HREF}>
+          New persona
+        </a>
+      )}
       {personas === undefined ? (
         <p role="status">Loading…</p>
       ) : personas.length === 0 ? (
@@ -34,10 +33,10 @@ export function PersonaList({ personas, currentId, onExportAll, onImport }: Pers
             <li key={persona.id}>
               <a href={personaHref(persona.id)} aria-current={persona.id === currentId ? 'page' : undefined}>
                 {persona.name}
-                {(names.get(persona.name) ?? 0) > 1 && (
+                {suffixes.has(persona.id) && (
                   <span class="persona-id" title={persona.id}>
                     {' '}
-                    · {shortId(persona.id)}
+                    · {suffixes.get(persona.id)}
                   </span>
                 )}
               </a>
@@ -49,9 +48,11 @@ export function PersonaList({ personas, currentId, onExportAll, onImport }: Pers
         <button type="button" class="secondary" disabled={!personas?.length} onClick={onExportAll}>
           Export all
         </button>
-        <button type="button" class="secondary" onClick={onImport}>
-          Import…
-        </button>
+        {mayWrite && (
+          <button type="button" class="secondary" onClick={onImport}>
+            Import…
+          </button>
+        )}
       </div>
     </nav>
   );

@@ -3,11 +3,12 @@
  * views share: the persona list, the provider list, and the refine settings, provider key
  * included, which live here in memory only.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
 import type { Provider } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
+import { newestFirst } from '../personas/persona-names.js';
 import { EvalsView } from '../evals/evals-view.js';
 import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
@@ -45,6 +46,8 @@ interface WorkspaceProps {
 export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   const route = useRoute();
   const [personas, setPersonas] = useState(initialPersonas);
+  // Shown newest first whatever changed the list (an action here, a reload, another client).
+  const listed = useMemo(() => personas && newestFirst(personas), [personas]);
   // Undefined until GET /v1/providers answers.
   const [providers, setProviders] = useState<Provider[] | undefined>(undefined);
   const [settings, setSettings] = useState<RefineSettings>(INITIAL_SETTINGS);
@@ -136,7 +139,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
       </header>
       <div class="layout">
         <PersonaList
-          personas={personas}
+          personas={listed}
           currentId={currentId}
           onExportAll={() => personas && downloadText(ALL_PERSONAS_FILE, formatPersonaCollection(personas))}
           onImport={() => setImporting(true)}
@@ -157,7 +160,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
           )}
           {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
           {route.view === 'evals' && <EvalsView key={route.id} api={api} id={route.id} providers={providers} />}
-          {route.view === 'compare' && (personas ? <CompareView {...refineProps} personas={personas} /> : <p role="status">Loading…</p>)}
+          {route.view === 'compare' && (listed ? <CompareView {...refineProps} personas={listed} /> : <p role="status">Loading…</p>)}
           {route.view === 'keys' && <KeysView api={api} />}
         </main>
       </div>
