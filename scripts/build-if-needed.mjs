@@ -1,9 +1,11 @@
-// `npm start` on a fresh clone: compile once, then only when a source file is newer than the build.
+// `npm start` on a fresh clone: build the server (esbuild, a second or two: bundle-server.mjs) and
+// the studio (Vite, a few seconds) once, then each only when one of its own sources is newer than
+// its build. No type-checking here: `npm test` does it, and a start waits for nothing it does not need.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
-import { bundleServer } from './bundle-server.mjs';
+import { bundleServer, transpileSources } from './bundle-server.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const marker = join(root, 'dist', 'server.js');
@@ -45,10 +47,13 @@ function importsOutside(dir) {
 const sources = Math.max(newestMtime(join(root, 'src')), statSync(join(root, 'package.json')).mtimeMs);
 if (!existsSync(marker) || statSync(marker).mtimeMs < sources) {
   process.stderr.write('building persona-refine…\n');
-  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(root, 'tsconfig.build.json')], {
-    stdio: 'inherit',
-  });
-  await bundleServer();
+  try {
+    await transpileSources();
+    await bundleServer();
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : error}\n`);
+    process.exit(1);
+  }
 }
 
 // Persona Studio, served at /studio/, is built by Vite, a dev dependency. Without it (an install
