@@ -24,6 +24,7 @@ export type {
   EvalSummary,
   StartEvalInput,
   IssuedApiKey,
+  LabelPolicies,
   LabelPolicy,
   LabelPolicyInput,
   Scope,

@@ -1,7 +1,7 @@
-/** A persona's versions and labels: /v1/personas/{id}/versions and /labels. */
+/** A persona's versions, labels and their policies: /v1/personas/{id}/versions, /labels and /label-policies. */
 import type { ConditionalOptions } from './personas.js';
 import type { CallOptions, Transport } from './transport.js';
-import type { LabelPolicy, LabelPolicyInput, Persona, PersonaLabels, PersonaVersion, PersonaWithEtag } from './types.js';
+import type { LabelPolicies, LabelPolicy, LabelPolicyInput, Persona, PersonaLabels, PersonaVersion, PersonaWithEtag } from './types.js';
 import { ifMatchHeader, personaPath, withEtag } from './persona-paths.js';
 
 export class PersonaVersions {
@@ -30,7 +30,7 @@ export class PersonaVersions {
 export class PersonaLabelsApi {
   constructor(private readonly transport: Transport) {}
 
-  /** `{ production: 3, staging: 5, policies: { production: {…}, staging: {…} } }`: each label and its policy; `latest` is implicit and not listed. */
+  /** `{ production: 3, staging: 5 }`: each label and the version it points at; `latest` is implicit and not listed. */
   async get(id: string, options?: CallOptions): Promise<PersonaLabels> {
     return (await this.transport.call<PersonaLabels>({ method: 'GET', path: `${personaPath(id)}/labels` }, options)).body;
   }
@@ -54,6 +54,14 @@ export class PersonaLabelsApi {
    */
   async getPolicy(id: string, label: string, options?: CallOptions): Promise<LabelPolicy> {
     return (await this.transport.call<LabelPolicy>({ method: 'GET', path: `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy` }, options)).body;
+  }
+
+  /**
+   * Every label's policy at once, keyed by label, each as `getPolicy` answers it: every label set, every
+   * label that has a policy, and `production` (protected by default).
+   */
+  async listPolicies(id: string, options?: CallOptions): Promise<LabelPolicies> {
+    return (await this.transport.call<LabelPolicies>({ method: 'GET', path: `${personaPath(id)}/label-policies` }, options)).body;
   }
 
   /**

@@ -76,6 +76,8 @@ export type CreateKeyInput = JsonOf<paths['/v1/keys']['post']['requestBody']>;
 export type Scope = ApiKey['scopes'][number];
 export type CurrentKey = JsonOf<paths['/v1/keys/current']['get']['responses'][200]>;
 export type LabelPolicy = components['schemas']['LabelPolicy'];
+/** Label → its policy, e.g. `{ production: { label: 'production', protected: true, … } }`. */
+export type LabelPolicies = JsonOf<paths['/v1/personas/{id}/label-policies']['get']['responses'][200]>;
 export type LabelPolicyInput = JsonOf<paths['/v1/personas/{id}/labels/{label}/policy']['put']['requestBody']>;
 
 /**

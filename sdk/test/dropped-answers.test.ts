@@ -88,8 +88,6 @@ describe('writes through a proxy that drops the first answer after the server ap
     const client = await clientDroppingFirst('DELETE');
     await expect(client.personas.labels.delete(persona.id, 'production')).resolves.toBeUndefined();
     expectOneRetryWithTheSameKey('DELETE');
-    const { policies, ...labels } = await direct.personas.labels.get(persona.id);
-    expect(labels).toEqual({});
-    expect(Object.keys(policies)).toEqual(['production']);
+    expect(await direct.personas.labels.get(persona.id)).toEqual({});
   });
 });

@@ -37,7 +37,10 @@ describe('client.personas.versions / labels, client.audit and pinning against a 
     const persona = await client.personas.create({ name: 'Pinned', attributes: { vocabulary: { customers: 'members' } } });
     await client.personas.update(persona.id, { attributes: { vocabulary: { customers: 'clients' } } });
     expect(await client.personas.labels.set(persona.id, 'production', 1)).toEqual({ production: 1 });
-    expect(await client.personas.labels.get(persona.id)).toEqual({ production: 1, policies: { production: expect.objectContaining({ label: 'production', protected: true, isDefault: true }) } });
+    expect(await client.personas.labels.get(persona.id)).toEqual({ production: 1 });
+    expect(await client.personas.labels.listPolicies(persona.id)).toEqual({
+      production: { label: 'production', protected: true, minScore: null, minPassRate: null, maxAgeDays: null, isDefault: true },
+    });
 
     const pinned = await client.refine({ provider: 'rules', personaId: persona.id, personaLabel: 'production', content: 'Dear customers' });
     expect(pinned.response).toBe('Dear members');
@@ -49,8 +52,12 @@ describe('client.personas.versions / labels, client.audit and pinning against a 
     expect([checked.passed, checked.personaVersion]).toEqual([true, 1]);
 
     await client.personas.labels.delete(persona.id, 'production');
+    expect(await client.personas.labels.get(persona.id)).toEqual({});
     // production's policy is listed even with no label set: it is protected by default.
-    expect(await client.personas.labels.get(persona.id)).toEqual({ policies: { production: expect.objectContaining({ isDefault: true }) } });
+    expect(Object.keys(await client.personas.labels.listPolicies(persona.id))).toEqual(['production']);
+    // "policies" is a label like any other.
+    expect(await client.personas.labels.set(persona.id, 'policies', 2)).toEqual({ policies: 2 });
+    expect(await client.personas.labels.get(persona.id)).toEqual({ policies: 2 });
     const gone = await client.refine({ provider: 'rules', personaId: persona.id, personaLabel: 'production', content: 'x' }).catch((e: unknown) => e);
     expect(gone).toMatchObject({ status: 404, message: `label "production" of persona "${persona.id}" not found` });
   });

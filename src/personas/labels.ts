@@ -3,10 +3,6 @@
 export const LABEL_MAX_LENGTH = 40;
 /** The label every persona has without setting it: its newest version. */
 export const LATEST_LABEL = 'latest';
-/** Not a label name: `GET …/labels` answers each label's policy under this member. */
-export const POLICIES_MEMBER = 'policies';
-
-/** Protected by default, for personas created since label policies exist. */
 /**
  * The caller's right to move or remove protected labels (`labels:protected`), and who hears that
  * it was used: an answer that depended on it is replayed (Idempotency-Key) only to a key that has it.
@@ -16,6 +12,7 @@ export interface ProtectedLabelRight {
   used(): void;
 }
 
+/** Protected by default, for personas created since label policies exist. */
 export const PROTECTED_BY_DEFAULT = new Set(['production']);
 
 /** A label is protected when its policy says so, or when it has none and is protected by default. */

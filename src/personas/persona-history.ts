@@ -3,7 +3,7 @@
  * newest, point labels at versions, and resolve what refine and check pin to.
  */
 import { invalidRequest, notFound } from '../errors.js';
-import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels, POLICIES_MEMBER } from './labels.js';
+import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels } from './labels.js';
 import type { Actor } from '../storage/change-log.js';
 import type { HistoryMiss, LabelGate, PersonaHistoryRepository, PersonaVersionRow } from '../storage/persona-history-repository.js';
 import {
@@ -48,7 +48,6 @@ export function checkLabelName(label: string, { allowLatest }: { allowLatest: bo
   if (!allowLatest && label === LATEST_LABEL) {
     throw invalidRequest('label "latest" always means the newest version and cannot be set or removed');
   }
-  if (label === POLICIES_MEMBER) throw invalidRequest(`"${POLICIES_MEMBER}" is reserved: GET …/labels answers the labels' policies under it`);
 }
 
 function toVersionRecord(row: PersonaVersionRow): VersionRecord {

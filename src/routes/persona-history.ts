@@ -7,7 +7,8 @@ import type { PersonaHistory, VersionRecord } from '../personas/persona-history.
 import { type IdempotencyHooks, scopeRight } from '../http/idempotency.js';
 import { commonErrors, ETagHeader, IdempotencyHeaders, idempotencyErrors, IfMatchHeaders, NextPageHeader, notFoundError, preconditionError } from '../schemas/common.js';
 import { PersonaParams } from '../schemas/persona.js';
-import { LabelParams, ListVersionsQuery, PersonaLabels, PersonaLabelsWithPolicies, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
+import { LabelPolicyMap } from '../schemas/label-policies.js';
+import { LabelParams, ListVersionsQuery, PersonaLabels, type PersonaVersion, PersonaVersionList, SetLabelBody, VersionParams } from '../schemas/persona-history.js';
 import { sendPersona } from './personas.js';
 
 /** A version as its response schema serializes it; its stored attributes text parsed back (docs/http-contract.md, "Response bodies"). */
@@ -91,11 +92,26 @@ export const personaHistoryRoutes: FastifyPluginAsyncTypebox<{ history: PersonaH
       summary: 'The persona\'s labels and the versions they point at',
       security,
       params: PersonaParams,
-      response: { 200: { description: 'Label → version, and each label\'s policy', ...PersonaLabelsWithPolicies }, ...commonErrors, ...notFoundError },
+      response: { 200: { description: 'Label → version', ...PersonaLabels }, ...commonErrors, ...notFoundError },
+    },
+    handler: async (request) => history.labels(request.principal.accountId, request.params.id),
+  });
+
+  app.get('/personas/:id/label-policies', {
+    config: { scope: 'personas:read' },
+    schema: {
+      tags,
+      summary: 'Each label\'s policy',
+      description:
+        'The policy (protection and evaluation gates) of every label set, of every label that has a policy, and of `production`, ' +
+        'keyed by label; each entry is what `GET …/labels/{label}/policy` answers for it.',
+      security,
+      params: PersonaParams,
+      response: { 200: { description: 'Label → policy', ...LabelPolicyMap }, ...commonErrors, ...notFoundError },
     },
     handler: async (request) => {
       const labels = await history.labels(request.principal.accountId, request.params.id);
-      return { ...labels, policies: await policies.forLabels(request.params.id, Object.keys(labels)) };
+      return policies.forLabels(request.params.id, Object.keys(labels));
     },
   });
 

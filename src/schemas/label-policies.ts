@@ -32,3 +32,10 @@ export const LabelPolicy = Type.Object(
 );
 export type LabelPolicy = Static<typeof LabelPolicy>;
 export type LabelPolicyIsTheDomains = Assignable<DomainLabelPolicy, LabelPolicy>;
+
+/** GET …/label-policies: apart from the labels themselves, so that GET …/labels stays a plain map of labels. */
+export const LabelPolicyMap = Type.Record(Type.String(), Type.Ref('LabelPolicy'), {
+  description:
+    'Each label\'s policy, keyed by label, each as GET …/labels/{label}/policy answers it: every label set, every label that has a policy, ' +
+    'and `production` (protected by default)',
+});

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_MAX } from '../personas/etag.js';
-import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels as DomainLabels, POLICIES_MEMBER } from '../personas/labels.js';
+import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels as DomainLabels } from '../personas/labels.js';
 import type { Assignable } from './common.js';
 import { storedAttributesRef } from './persona.js';
 
@@ -47,20 +47,6 @@ export const PersonaLabels = Type.Record(Type.String(), Type.Integer(), {
 });
 export type PersonaLabels = Static<typeof PersonaLabels>;
 
-/** GET …/labels: the labels, plus their policies under a member no label may be named. */
-export const PersonaLabelsWithPolicies = Type.Object(
-  {
-    [POLICIES_MEMBER]: Type.Record(Type.String(), Type.Ref('LabelPolicy'), {
-      description:
-        'Each label\'s policy (protection and evaluation gates): every label listed, every label with a policy, and `production`. ' +
-        `"${POLICIES_MEMBER}" is therefore not a label name`,
-    }),
-  },
-  {
-    additionalProperties: Type.Integer(),
-    description: 'Each label and the version it points at, e.g. { "production": 3, "staging": 5, "policies": { … } }; "latest" is implicit and not listed',
-  },
-);
 export type PersonaLabelsAreDomainLabels = Assignable<PersonaLabels, DomainLabels>;
 
 export const ListVersionsQuery = Type.Object(

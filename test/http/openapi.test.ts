@@ -30,6 +30,7 @@ describe('the OpenAPI document', () => {
       'get /v1/personas/{id}/versions/{version}': ['personas:read'],
       'post /v1/personas/{id}/versions/{version}/restore': ['personas:write'],
       'get /v1/personas/{id}/labels': ['personas:read'],
+      'get /v1/personas/{id}/label-policies': ['personas:read'],
       'put /v1/personas/{id}/labels/{label}': ['labels:write'],
       'delete /v1/personas/{id}/labels/{label}': ['labels:write'],
       'get /v1/personas/{id}/labels/{label}/policy': ['personas:read'],
@@ -65,6 +66,7 @@ describe('the OpenAPI document', () => {
       'get /v1/personas/{id}/versions/{version}',
       'post /v1/personas/{id}/versions/{version}/restore',
       'get /v1/personas/{id}/labels',
+      'get /v1/personas/{id}/label-policies',
       'put /v1/personas/{id}/labels/{label}',
       'delete /v1/personas/{id}/labels/{label}',
       'get /v1/audit',
@@ -108,6 +110,13 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(document.components.schemas.AuditEvent.properties)).toEqual([
       'id', 'at', 'action', 'personaId', 'version', 'fromVersion', 'label', 'actor', 'requestId', 'keyId', 'detail',
     ]);
+    // The labels answer is a plain map of labels; their policies have their own route.
+    const labels = document.paths['/v1/personas/{id}/labels'].get.responses['200'].content['application/json'].schema;
+    expect(labels.properties ?? {}).toEqual({});
+    expect(labels.additionalProperties.type).toBe('integer');
+    const policies = document.paths['/v1/personas/{id}/label-policies'].get.responses['200'].content['application/json'].schema;
+    expect(policies.properties ?? {}).toEqual({});
+    expect(policies.additionalProperties.$ref).toMatch(/LabelPolicy$/);
     for (const operation of ['/v1/refine', '/v1/check']) {
       const body = document.paths[operation].post.requestBody.content['application/json'].schema;
       expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(['personaVersion', 'personaLabel']));

@@ -116,34 +116,52 @@ describe.each(storageTargets)('persona versions and labels on $engine', (target)
     expect((await (await server.request(`/v1/personas/${id}/versions`)).json()).length).toBe(2);
   });
 
-  /** The labels of GET …/labels, without their policies. */
-  const labelsOf = async (id: string) => {
-    const { policies, ...labels } = await (await server.request(`/v1/personas/${id}/labels`)).json();
-    expect(policies).toBeTypeOf('object');
-    return labels;
-  };
+  const labelsOf = async (id: string) => (await (await server.request(`/v1/personas/${id}/labels`)).json()) as Record<string, number>;
 
-  it("answers each label's policy under policies: every label set, every label with a policy, and production", async () => {
+  it("answers exactly { label: version } at GET …/labels, and each label's policy at GET …/label-policies", async () => {
     const { id } = await create('Governed');
     await patch(id, { name: 'Governed 2' });
     const policy = (label: string, fields: Record<string, unknown> = {}) => ({
       label, protected: label === 'production', minScore: null, minPassRate: null, maxAgeDays: null, isDefault: true, ...fields,
     });
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({ policies: { production: policy('production') } });
+    const policiesOf = async () => {
+      const res = await server.request(`/v1/personas/${id}/label-policies`);
+      expect(res.status).toBe(200);
+      return res.json();
+    };
+    expect(await labelsOf(id)).toEqual({});
+    expect(await policiesOf()).toEqual({ production: policy('production') });
     await labelPut(id, 'staging', { version: 2 });
     const gated = await server.request(`/v1/personas/${id}/labels/canary/policy`, { method: 'PUT', json: { minScore: 80, maxAgeDays: 7 } });
     expect(gated.status).toBe(200);
-    expect(await (await server.request(`/v1/personas/${id}/labels`)).json()).toEqual({
-      staging: 2,
-      policies: {
-        canary: policy('canary', { minScore: 80, maxAgeDays: 7, isDefault: false }),
-        production: policy('production'),
-        staging: policy('staging'),
-      },
+    const labels = await labelsOf(id);
+    expect(Object.keys(labels)).toEqual(['staging']);
+    expect(labels).toEqual({ staging: 2 });
+    expect(await policiesOf()).toEqual({
+      canary: policy('canary', { minScore: 80, maxAgeDays: 7, isDefault: false }),
+      production: policy('production'),
+      staging: policy('staging'),
     });
-    const reserved = await labelPut(id, 'policies', { version: 1 });
-    expect(reserved.status).toBe(400);
-    expect(await reserved.json()).toEqual({ error: 400, message: '"policies" is reserved: GET …/labels answers the labels\' policies under it' });
+    // Each entry is what GET …/labels/{label}/policy answers for that label.
+    for (const [label, entry] of Object.entries(await policiesOf())) {
+      expect(await (await server.request(`/v1/personas/${id}/labels/${label}/policy`)).json()).toEqual(entry);
+    }
+
+    // "policies" is an ordinary label name.
+    const named = await labelPut(id, 'policies', { version: 1 });
+    expect(named.status).toBe(200);
+    expect(await named.json()).toEqual({ policies: 1, staging: 2 });
+    expect(await labelsOf(id)).toEqual({ policies: 1, staging: 2 });
+    expect((await policiesOf()).policies).toEqual(policy('policies'));
+    expect((await server.request(`/v1/personas/${id}/labels/policies`, { method: 'DELETE' })).status).toBe(204);
+    expect(await labelsOf(id)).toEqual({ staging: 2 });
+
+    const missing = '01900000-0000-7000-8000-000000000000';
+    const unknown = await server.request(`/v1/personas/${missing}/label-policies`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toEqual({ error: 404, message: `persona "${missing}" not found` });
+    const foreign = await server.request(`/v1/personas/${id}/label-policies`, { key: otherKey });
+    expect(await foreign.json()).toEqual({ error: 404, message: `persona "${id}" not found` });
   });
 
   it('sets, lists, moves and removes labels', async () => {

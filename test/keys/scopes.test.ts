@@ -67,6 +67,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'GET', path: async () => `/v1/personas/${await persona()}/versions/1`, scope: 'personas:read' },
     { method: 'POST', path: async () => `/v1/personas/${await prepared()}/versions/1/restore`, scope: 'personas:write' },
     { method: 'GET', path: async () => `/v1/personas/${await prepared()}/labels`, scope: 'personas:read' },
+    { method: 'GET', path: async () => `/v1/personas/${await prepared()}/label-policies`, scope: 'personas:read' },
     { method: 'PUT', path: async () => `/v1/personas/${await prepared()}/labels/staging`, scope: 'labels:write', json: () => ({ version: 2 }) },
     { method: 'DELETE', path: async () => `/v1/personas/${await prepared()}/labels/staging`, scope: 'labels:write' },
     { method: 'GET', path: async () => `/v1/personas/${await prepared()}/labels/production/policy`, scope: 'personas:read' },
@@ -122,7 +123,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     const templates = [
       'POST /v1/personas', 'GET /v1/personas', 'GET /v1/personas/{id}', 'PATCH /v1/personas/{id}', 'DELETE /v1/personas/{id}',
       'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
-      'GET /v1/personas/{id}/labels', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
+      'GET /v1/personas/{id}/labels', 'GET /v1/personas/{id}/label-policies', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
       'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'GET /v1/usage', 'GET /v1/audit',
       'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',

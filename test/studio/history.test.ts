@@ -18,11 +18,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history', () => {
   });
 
   const api = async (path: string, method = 'GET', json?: unknown) => (await server.request(path, { method, json })).json();
-  /** Label → version, without the policies GET …/labels answers beside them. */
-  const labelsOf = async (id: string) => {
-    const { policies: _policies, ...labels } = (await api(`/v1/personas/${id}/labels`)) as Record<string, unknown>;
-    return labels;
-  };
+  const labelsOf = async (id: string) => (await api(`/v1/personas/${id}/labels`)) as Record<string, number>;
   const versionedPersona = async (name: string) => {
     const { id } = await api('/v1/personas', 'POST', { name, attributes: { tone: 'warm', vocabulary: { utilize: 'use' } } });
     await api(`/v1/personas/${id}`, 'PATCH', { attributes: { tone: 'blunt', vocabulary: { utilize: 'employ' } } });

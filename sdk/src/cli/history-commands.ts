@@ -12,9 +12,8 @@ export async function personaHistory(args: string[], { io, client }: CliContext)
   const id = positionals[0]!;
   const personas = client().personas;
   const [versions, labels] = await Promise.all([personas.versions.list(id), personas.labels.get(id)]);
-  const { policies: _policies, ...pointers } = labels;
   const pointing = new Map<number, string[]>();
-  for (const [label, version] of Object.entries(pointers)) pointing.set(version, [...(pointing.get(version) ?? []), label]);
+  for (const [label, version] of Object.entries(labels)) pointing.set(version, [...(pointing.get(version) ?? []), label]);
   const newest = versions.at(-1)?.version;
   for (const version of versions) {
     const tags = [...(pointing.get(version.version) ?? []), ...(version.version === newest ? ['latest'] : [])];

@@ -1084,19 +1084,139 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description Each label and the version it points at, e.g. { "production": 3, "staging": 5, "policies": { … } }; "latest" is implicit and not listed */
+                /** @description Each label and the version it points at, e.g. { "production": 3, "staging": 5 }; "latest" is implicit and not listed */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
                         "application/json": {
-                            /** @description Each label's policy (protection and evaluation gates): every label listed, every label with a policy, and `production`. "policies" is therefore not a label name */
-                            policies: {
-                                [key: string]: components["schemas"]["LabelPolicy"];
-                            };
-                        } & {
                             [key: string]: number;
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/label-policies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each label's policy
+         * @description The policy (protection and evaluation gates) of every label set, of every label that has a policy, and of `production`, keyed by label; each entry is what `GET …/labels/{label}/policy` answers for it.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Each label's policy, keyed by label, each as GET …/labels/{label}/policy answers it: every label set, every label that has a policy, and `production` (protected by default) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            [key: string]: components["schemas"]["LabelPolicy"];
                         };
                     };
                 };
@@ -2002,7 +2122,7 @@ export interface paths {
                         model?: string;
                         /** @description Answer with server-sent events (`text/event-stream`): `delta` events `{ "text" }`, then `done` `{ "response", "violations", "usage" }` or `error` `{ "error", "message" }`. Default false. */
                         stream?: boolean;
-                        /** @description Has the text rated 1–5 against each of the persona's descriptive attributes (the well-known ones that are no rule, control or `examples`, and the author's own keys) through the provider's structured output; `scores.voice` is the mean rating mapped 1 → 0 … 5 → 100. A judge that fails (an answer that does not fit the schema twice, a provider error, a timeout) never fails the request: the score is then the deterministic one, and the judge says why in `error`. `true` judges with the refine's own provider, key and model (not with `rules`). The answer carries `X-Persona-Ratings` (`attribute=rating` pairs, attribute names percent-encoded), or `X-Persona-Judge-Error` when the judge failed; a streamed `done` carries `judge`. When the persona sets `minScore` and the judged score is under it, the refine's one repair call also names the low-rated attributes with the judge's reasons. */
+                        /** @description Has the text rated 1–5 against each of the persona's descriptive attributes (the well-known ones that are no rule, control or `examples`, and the author's own keys) through the provider's structured output; `scores.voice` is the mean rating mapped 1 → 0 … 5 → 100. A judge that fails (an answer that does not fit the schema twice, a provider error, a timeout) never fails the request: the score is then the deterministic one, and the judge says why in `error`. `true` judges with the refine's own provider, key and model (not with `rules`). The answer carries `X-Persona-Ratings` (`attribute=rating` pairs, attribute names percent-encoded), `X-Persona-Judge-Error` when the judge failed, or `X-Persona-Judge-Warning` when the persona sets no descriptive attribute to rate (no judge call); a streamed `done` carries `judge`. When the persona sets `minScore` and the judged score is under it, the refine's one repair call also names the low-rated attributes with the judge's reasons. */
                         judge?: {
                             /** @description Provider id of the judge, e.g. "anthropic"; not "rules", which has no model */
                             provider: string;
@@ -2035,6 +2155,8 @@ export interface paths {
                         "X-Persona-Ratings"?: string;
                         /** @description A judged refine whose judge failed: why (every key scrubbed; characters outside printable ASCII, and %, percent-encoded) */
                         "X-Persona-Judge-Error"?: string;
+                        /** @description A judged refine whose persona sets no descriptive attribute: no judge call was made and the score has no voice; says why (encoded as X-Persona-Judge-Error is) */
+                        "X-Persona-Judge-Warning"?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3345,6 +3467,8 @@ export interface paths {
                                     /** @description The judge's one-sentence reason */
                                     reason: string;
                                 }[];
+                                /** @description Present when the persona sets no descriptive attribute: the judge made no call and the score has no voice; says which attributes it would have rated */
+                                warning?: string;
                             } | {
                                 /** @description Why the judge gave no ratings, every key scrubbed; the score is then the deterministic one */
                                 error: string;
@@ -4706,6 +4830,14 @@ export interface components {
             }[];
             /** @description No required finding, `expect` met, at or above the persona's `minScore` */
             passed: boolean;
+            /** @description Every term of the sample's `expect` (`contains` terms first), each `met` or not: a sample that fails only its `expect` says which term. Empty without `expect` or an answer; absent from results stored before they were reported */
+            expectations?: ({
+                contains: string;
+                met: boolean;
+            } | {
+                notContains: string;
+                met: boolean;
+            })[];
             /** @description When judged: the ratings of the answer, or why the judge could not rate it (the sample still counts, scored without voice) */
             judge?: {
                 provider: string;
@@ -4715,6 +4847,8 @@ export interface components {
                     rating: number;
                     reason: string;
                 }[];
+                /** @description The persona sets no descriptive attribute: no judge call, no voice */
+                warning?: string;
             } | {
                 error: string;
             };
@@ -4761,6 +4895,8 @@ export interface components {
                 violations: {
                     [key: string]: number;
                 };
+                /** @description Terms of the samples' `expect` that the answers did not meet, over every result; null for a run stored before results reported them */
+                failedExpectations: number | null;
                 /** @description Summed over every sample's refine (tokens as the providers reported them) */
                 usage: {
                     inputTokens: number;
@@ -4808,6 +4944,8 @@ export interface components {
                 violations: {
                     [key: string]: number;
                 };
+                /** @description Terms of the samples' `expect` that the answers did not meet, over every result; null for a run stored before results reported them */
+                failedExpectations: number | null;
                 /** @description Summed over every sample's refine (tokens as the providers reported them) */
                 usage: {
                     inputTokens: number;
@@ -4841,6 +4979,8 @@ export interface components {
                 violations: {
                     [key: string]: number;
                 };
+                /** @description Terms of the samples' `expect` that the answers did not meet, over every result; null for a run stored before results reported them */
+                failedExpectations: number | null;
                 /** @description Summed over every sample's refine (tokens as the providers reported them) */
                 usage: {
                     inputTokens: number;
@@ -4866,6 +5006,8 @@ export interface components {
                 violations: {
                     [key: string]: number;
                 };
+                /** @description Terms of the samples' `expect` that the answers did not meet, over every result; null for a run stored before results reported them */
+                failedExpectations: number | null;
                 /** @description Summed over every sample's refine (tokens as the providers reported them) */
                 usage: {
                     inputTokens: number;
@@ -4907,6 +5049,8 @@ export interface components {
                     /** @description The judge's one-sentence reason */
                     reason: string;
                 }[];
+                /** @description Present when the persona sets no descriptive attribute: the judge made no call and the score has no voice; says which attributes it would have rated */
+                warning?: string;
             } | {
                 /** @description Why the judge gave no ratings, every key scrubbed; the score is then the deterministic one */
                 error: string;

@@ -118,14 +118,9 @@ export class StudioApi {
     return versioned(await this.send('POST', `${personaPath(id)}/versions/${version}/restore`, { ifMatch: etag }));
   }
 
-  /** Label → version; GET …/labels also answers each label's policy, under the member `policies`, which no label may be named. */
+  /** Label → version. */
   async labels(id: string): Promise<PersonaLabels> {
-    return (await this.labelsAndPolicies(id)).labels;
-  }
-
-  async labelsAndPolicies(id: string): Promise<{ labels: PersonaLabels; policies: Record<string, LabelPolicy> }> {
-    const { policies, ...labels } = (await (await this.send('GET', `${personaPath(id)}/labels`)).json()) as PersonaLabels & { policies: Record<string, LabelPolicy> };
-    return { labels, policies };
+    return (await this.send('GET', `${personaPath(id)}/labels`)).json() as Promise<PersonaLabels>;
   }
 
   /** A 412 ApiError if the persona changed since `etag`. */
@@ -287,6 +282,11 @@ export class StudioApi {
   /** Sets a label's policy (labels:protected): protection and the evaluation a move needs. */
   async setLabelPolicy(id: string, label: string, policy: LabelPolicyInput): Promise<LabelPolicy> {
     return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`, { body: policy })).json() as Promise<LabelPolicy>;
+  }
+
+  /** Label → policy: of every label set, every label with a policy, and production. */
+  async labelPolicies(id: string): Promise<Record<string, LabelPolicy>> {
+    return (await this.send('GET', `${personaPath(id)}/label-policies`)).json() as Promise<Record<string, LabelPolicy>>;
   }
 
   /** Whether moving the label needs labels:protected (its policy; `production` by default). */

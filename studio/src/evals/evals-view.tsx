@@ -36,10 +36,11 @@ export function EvalsView({ api, id, providers }: { api: StudioApi; id: string; 
 
   const load = async () => {
     try {
-      const [{ persona }, versions, { labels, policies }, samples, runs] = await Promise.all([
+      const [{ persona }, versions, labels, policies, samples, runs] = await Promise.all([
         api.getPersona(id),
         api.listVersions(id),
-        api.labelsAndPolicies(id),
+        api.labels(id),
+        api.labelPolicies(id),
         api.samples(id),
         api.listEvals(id),
       ]);
@@ -70,7 +71,8 @@ export function EvalsView({ api, id, providers }: { api: StudioApi; id: string; 
       });
       const ended = await api.getEval(id, run.id);
       setCurrent({ ...view, run: ended, results: ended.results });
-      setLoaded((state) => state && { ...state, runs: [ended, ...state.runs.filter((r) => r.id !== ended.id)] });
+      // Replaced where it is: showing an older run's results must not lift it above newer ones.
+      setLoaded((state) => state && { ...state, runs: state.runs.map((r) => (r.id === ended.id ? ended : r)) });
     } catch (error) {
       if (controller.signal.aborted) return;
       if (!(error instanceof ApiError)) throw error;
