@@ -78,6 +78,7 @@ describe('evaluations in the SDK and the CLI', () => {
       'welcome    100    100    100      -  no      -',
       'synergy     90     90    100      -  no      avoid=1 required',
       'hello      100    100    100      -  yes     -',
+      'welcome: expect not met: missing "members"',
       'status completed; 3 of 3 samples',
       'score 96.7',
       'pass rate 0.3333',

@@ -63,6 +63,7 @@ export async function evalCommand(args: string[], context: CliContext): Promise<
 
   const run = await client.evals.get(persona, started.id);
   io.stdout.write(formatTable(COLUMNS, run.results.map((result) => rowOf(result, names))));
+  for (const line of unmetExpectations(run.results, names)) io.stdout.write(`${line}\n`);
   const comparison = baseline === undefined ? undefined : await client.evals.compare(persona, baseline, run.id);
   const verdict = verdictOf(run, bars, comparison, names);
   for (const line of verdict.lines) io.stdout.write(`${line}\n`);
@@ -93,6 +94,16 @@ function rowOf(result: EvalResult, names: Map<string, string>): string[] {
   const name = names.get(result.sampleId) ?? result.sampleId;
   if (result.error || result.scores === null || result.score === null) return scoreRow(name, { error: result.error?.message ?? 'no answer' });
   return scoreRow(name, { score: result.score, scores: result.scores, passed: result.passed, violations: result.violations });
+}
+
+/** A line per sample that missed its `expect`, naming each term: the table's `no` alone would not say why. */
+function unmetExpectations(results: readonly EvalResult[], names: Map<string, string>): string[] {
+  return results.flatMap((result) => {
+    const unmet = (result.expectations ?? []).filter((outcome) => !outcome.met);
+    if (unmet.length === 0) return [];
+    const terms = unmet.map((outcome) => ('contains' in outcome ? `missing ${JSON.stringify(outcome.contains)}` : `contains ${JSON.stringify(outcome.notContains)}`));
+    return [`${names.get(result.sampleId) ?? result.sampleId}: expect not met: ${terms.join(', ')}`];
+  });
 }
 
 interface Bars {
