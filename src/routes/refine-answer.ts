@@ -1,7 +1,9 @@
 /**
  * A refine's answer as headers, written once for every way it is given: answered whole,
  * streamed (what is known before the first byte), and stored for an Idempotency-Key replay of
- * either. A copy per way drifted: a streamed answer's replay lost `X-Usage`.
+ * either. A copy per way drifted: a streamed answer's replay lost `X-Usage`. A replay keeps
+ * what `REPLAYED_HEADERS` (http/idempotency.ts) names: a new header goes there too, or
+ * test/http/refine-answer-headers.test.ts fails.
  */
 import type { RefineRun, RunEnd } from '../refine/refine-run.js';
 import { summarizeViolations } from '../rules/index.js';

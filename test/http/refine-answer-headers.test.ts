@@ -9,6 +9,8 @@ import { parseEventStream } from '../helpers/event-stream.js';
 import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 
 const PERSONA = { name: 'Acme support', attributes: { tone: 'warm', avoid: ['synergy'] } };
+/** Nothing a judge could rate: the judge's headers are its warning instead of ratings. */
+const UNRATED = { name: 'Acme rules', attributes: { avoid: ['synergy'] } };
 // Keeps an `avoid` finding whatever the repair call says, so X-Persona-Violations is there too.
 const REPLY = 'Our synergy keeps your ticket closed.';
 
@@ -24,34 +26,40 @@ const names = (headers: Record<string, string>) => Object.keys(headers).sort();
 describe("a refine's answer headers, plain, streamed and replayed", () => {
   let f: RefineFixture;
   let personaId: string;
-  const refine = (stream: boolean, key: string) =>
+  let unratedId: string;
+  const refine = (stream: boolean, key: string, persona = personaId) =>
     f.server.request('/v1/refine', {
       method: 'POST',
       headers: { 'idempotency-key': key, 'cache-control': 'no-cache' },
-      json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'Your ticket was closed.', judge: true, stream },
+      json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId: persona, content: 'Your ticket was closed.', judge: true, stream },
     });
 
   beforeAll(async () => {
     f = await startRefineFixture();
-    personaId = (await (await f.server.request('/v1/personas', { method: 'POST', json: PERSONA })).json()).id;
+    const create = async (json: object) => (await (await f.server.request('/v1/personas', { method: 'POST', json })).json()).id as string;
+    personaId = await create(PERSONA);
+    unratedId = await create(UNRATED);
   });
   afterAll(() => f.close());
   beforeEach(() => f.fake.reset());
 
-  it('a streamed answer replays the headers a plain answer replays, and every header its live stream had', async () => {
+  it.each([
+    ['rated by the judge', 'x-persona-ratings', () => personaId],
+    ['with nothing for the judge to rate', 'x-persona-judge-warning', () => unratedId],
+  ])('a streamed answer replays the headers a plain answer replays, and every header its live stream had: a persona %s', async (_, judgeHeader, persona) => {
     f.fake.setBehaviour({ mode: 'ok', reply: REPLY });
-    const run = `${Date.now()}`;
-    const plain = await refine(false, `plain-${run}`);
+    const run = `${judgeHeader}-${Date.now()}`;
+    const plain = await refine(false, `plain-${run}`, persona());
     expect(plain.status).toBe(200);
     await plain.text();
-    const plainReplay = await refine(false, `plain-${run}`);
+    const plainReplay = await refine(false, `plain-${run}`, persona());
     expect(plainReplay.headers.get('idempotent-replayed')).toBe('true');
     await plainReplay.text();
-    const live = await refine(true, `stream-${run}`);
+    const live = await refine(true, `stream-${run}`, persona());
     expect(live.status).toBe(200);
     const done = parseEventStream(await live.text()).at(-1)!;
     expect(done.event).toBe('done');
-    const streamReplay = await refine(true, `stream-${run}`);
+    const streamReplay = await refine(true, `stream-${run}`, persona());
     expect(streamReplay.headers.get('idempotent-replayed')).toBe('true');
     await streamReplay.text();
 
@@ -60,7 +68,7 @@ describe("a refine's answer headers, plain, streamed and replayed", () => {
     const liveHeaders = answerHeaders(live);
     const streamReplayed = answerHeaders(streamReplay);
     // Every part of the answer is there to be forgotten by a copy.
-    expect(names(answered)).toEqual(['x-cache', 'x-persona-ratings', 'x-persona-score', 'x-persona-version', 'x-persona-violations', 'x-provider', 'x-usage']);
+    expect(names(answered)).toEqual(['x-cache', judgeHeader, 'x-persona-score', 'x-persona-version', 'x-persona-violations', 'x-provider', 'x-usage'].sort());
     expect(names(replayed)).toEqual(names(answered).filter((name) => name !== 'x-cache'));
     expect(names(streamReplayed)).toEqual(names(replayed));
     // The live stream has what is known before its first byte, as the plain answer has it; its replay the same values, less X-Cache.
@@ -73,7 +81,7 @@ describe("a refine's answer headers, plain, streamed and replayed", () => {
     expect(streamReplayed['x-persona-score']).toBe(String(score));
     expect(streamReplayed['x-persona-violations']).toBe(Object.entries(violations).map(([rule, n]) => `${rule}=${n}`).join(','));
     expect(streamReplayed['x-usage']).toBe(`input_tokens=${usage.inputTokens}, output_tokens=${usage.outputTokens}, provider_calls=${usage.providerCalls}`);
-    expect(streamReplayed['x-persona-ratings']).toBe(answered['x-persona-ratings']);
+    expect(streamReplayed[judgeHeader]).toBe(answered[judgeHeader]);
   });
 
   it("a judged refine's X-Persona-Score is the score POST /v1/check gives its answer with the same judge", async () => {
