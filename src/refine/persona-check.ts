@@ -62,10 +62,7 @@ export class PersonaCheck {
     }));
     const warnings = persona.invalid.map(({ key, message }) => ({ attribute: key, message: `${message}; it is ignored until fixed` }));
     const judgement = target
-      ? await this.judge.judge({
-          accountId, target, persona, text: body.content, signal,
-          deadline: this.judge.deadlineFrom(this.timeoutMs), timeoutMs: this.timeoutMs, scrubber: new SecretScrubber([target.apiKey]),
-        })
+      ? await this.judge.judge({ accountId, target, persona, signal, timeoutMs: this.timeoutMs, scrubber: new SecretScrubber([target.apiKey]) }, body.content)
       : undefined;
     const { score, scores } = scoreOf(violations, preserved, judgement?.verdict);
     const passed = passes(violations, score, persona.minScore);

@@ -13,7 +13,7 @@ import { failedCallOf } from '../providers/provider-call.js';
 import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
-import type { Judge, JudgeTarget } from '../scoring/judge.js';
+import type { Judge, JudgeJob } from '../scoring/judge.js';
 import type { JudgeVerdict, Rating } from '../scoring/judge-verdict.js';
 import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
 import { lowRated, voiceRepairInstructions } from '../scoring/voice-repair.js';
@@ -86,7 +86,7 @@ export interface RunJob {
   /** Removes every link's key (and the judge's) from the answer before anything shows or stores it. */
   scrubber: SecretScrubber;
   /** Who rates the final answer, when the request asked for a judge. */
-  judgeTarget?: JudgeTarget;
+  judging?: JudgeJob;
 }
 
 /** What one provider answer is to the run: its text in pieces, the attempts that failed before it, and its usage once the pieces ended. */
@@ -103,7 +103,7 @@ interface AnswerSource {
  */
 export async function runThroughProviders(
   { providers, metrics, timeoutMs, usage: recorder, judge, tracer = noTracing, clock = systemClock }: RunDependencies,
-  { accountId, persona, links, user, original, signal, scrubber, judgeTarget }: RunJob,
+  { accountId, persona, links, user, original, signal, scrubber, judging }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineRun> {
@@ -184,8 +184,8 @@ export async function runThroughProviders(
   const judgeUsage = new UsageTally();
   /** The judge's verdict on a text, its calls added to the refine's usage; undefined when no judge was asked for. */
   const judged = async (text: string): Promise<JudgeVerdict | undefined> => {
-    if (!judgeTarget) return undefined;
-    const judgement = await judge.judge({ accountId, target: judgeTarget, persona, text, signal, deadline: call.deadline, timeoutMs: call.timeoutMs, scrubber });
+    if (!judging) return undefined;
+    const judgement = await judge.judge(judging, text, call.deadline);
     judgeUsage.addTally(judgement.usage);
     return judgement.verdict;
   };

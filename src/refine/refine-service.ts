@@ -18,7 +18,7 @@ import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
-import type { Judge, JudgeTarget } from '../scoring/judge.js';
+import type { Judge, JudgeJob, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict } from '../scoring/judge-verdict.js';
 import type { ProviderInfo } from '../providers/provider-info.js';
 import type { RefineRequest } from './refine-request.js';
@@ -121,8 +121,8 @@ export class RefineService {
       const { text, remaining } = this.enforce(persona, body.content, original);
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
-      const scrubber = new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []);
-      const end = await this.judgedAtOnce({ accountId, persona, original, signal, scrubber, judgeTarget }, { response: text, violations: remaining, usage });
+      const judging = this.judging(accountId, persona, signal, judgeTarget, new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []));
+      const end = await this.judgedAtOnce(judging, original, { response: text, violations: remaining, usage });
       return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText(end), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal, judgeTarget);
@@ -158,17 +158,20 @@ export class RefineService {
    * follows, since there is no model call of this refine to repair with; the deadline is its own.
    */
   private async judgedAtOnce(
-    job: Pick<ProviderJob, 'accountId' | 'persona' | 'original' | 'signal' | 'scrubber' | 'judgeTarget'>,
+    judging: JudgeJob | undefined,
+    original: PreservedOriginal | undefined,
     result: { response: string; violations: RuleFinding[]; usage: UsageTally },
   ): Promise<Omit<RunEnd, 'replaced' | 'providerMs'>> {
     const { response, violations, usage } = result;
-    if (!job.judgeTarget) return { ...result, score: scoreOf(violations, job.original) };
-    const { verdict, usage: judgeUsage } = await this.judge.judge({
-      accountId: job.accountId, target: job.judgeTarget, persona: job.persona, text: response, signal: job.signal,
-      deadline: this.judge.deadlineFrom(this.timeoutMs), timeoutMs: this.timeoutMs, scrubber: job.scrubber,
-    });
+    if (!judging) return { ...result, score: scoreOf(violations, original) };
+    const { verdict, usage: judgeUsage } = await this.judge.judge(judging, response);
     usage.addTally(judgeUsage);
-    return { response, violations, score: scoreOf(violations, job.original, verdict), judge: verdict, usage };
+    return { response, violations, score: scoreOf(violations, original, verdict), judge: verdict, usage };
+  }
+
+  /** The request's judge, once per refine whichever way it is answered; `scrubber` holds every key of the request. */
+  private judging(accountId: string, persona: CompiledPersona, signal: AbortSignal, target: JudgeTarget | undefined, scrubber: SecretScrubber): JudgeJob | undefined {
+    return target && { accountId, target, persona, signal, scrubber, timeoutMs: this.timeoutMs };
   }
 
   /** Run after the validation that needs no I/O (the provider ids, the judge). */
@@ -183,12 +186,13 @@ export class RefineService {
       { provider: body.provider, apiKey: providerApiKey, model: body.model ?? this.providers.defaultModel(body.provider) },
       ...(body.fallbacks ?? []).map((f) => ({ provider: f.provider, apiKey: f.providerApiKey, model: f.model ?? this.providers.defaultModel(f.provider) })),
     ];
+    const scrubber = new SecretScrubber([...links.map((link) => link.apiKey), ...(judgeTarget ? [judgeTarget.apiKey] : [])]);
+    const judging = this.judging(accountId, persona, signal, judgeTarget, scrubber);
     return {
-      accountId, personaId: body.personaId, persona, links, signal,
+      accountId, personaId: body.personaId, persona, links, signal, scrubber,
       user: buildUserMessage(body.content),
       original: originalFor(persona, body.content),
-      scrubber: new SecretScrubber([...links.map((link) => link.apiKey), ...(judgeTarget ? [judgeTarget.apiKey] : [])]),
-      ...(judgeTarget ? { judgeTarget } : {}),
+      ...(judging ? { judging } : {}),
     };
   }
 
@@ -225,7 +229,7 @@ export class RefineService {
     this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
     return {
       personaVersion: job.persona.version, provider: hit.answer.provider, model: hit.answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
-      pieces: wholeText(await this.judgedAtOnce(job, { response: text, violations: remaining, usage })),
+      pieces: wholeText(await this.judgedAtOnce(job.judging, job.original, { response: text, violations: remaining, usage })),
     };
   }
 

@@ -25,15 +25,16 @@ export interface JudgeTarget {
   model: string;
 }
 
+/**
+ * A request's judge, the one thing a refine or a check hands the Judge besides the texts to rate:
+ * who judges, for whom, against which persona, under the request's signal, keys and time.
+ */
 export interface JudgeJob {
   accountId: string;
   target: JudgeTarget;
   persona: JudgedPersona;
-  /** The text to rate, already scrubbed of every key of the request. */
-  text: string;
   signal: AbortSignal;
-  /** Epoch ms: the request's provider deadline (a refine's is shared with its provider calls). */
-  deadline: number;
+  /** PROVIDER_TIMEOUT_MS: the judge's time, its retries included. */
   timeoutMs: number;
   /** Every key of the request, the judge's included: a model may repeat what it saw. */
   scrubber: SecretScrubber;
@@ -66,15 +67,17 @@ export class Judge {
   }
 
   /**
+   * Rates `text` (already scrubbed of every key of the request) by `deadline` (epoch ms): the
+   * request's provider deadline when it has one to share (a refine's run), else its own.
    * Rejects only with ClientAbortedError (the client left); every other failure is the verdict's
    * `error`. The one way out of the judge: whatever its verdict quotes of an answer is scrubbed here.
    */
-  async judge(job: JudgeJob): Promise<Judgement> {
-    const { verdict, usage } = await this.rate(job);
+  async judge(job: JudgeJob, text: string, deadline = this.clock.now() + job.timeoutMs): Promise<Judgement> {
+    const { verdict, usage } = await this.rate(job, text, deadline);
     return { verdict: scrubbedVerdict(verdict, job.scrubber), usage };
   }
 
-  private async rate(job: JudgeJob): Promise<Judgement> {
+  private async rate(job: JudgeJob, text: string, deadline: number): Promise<Judgement> {
     const { provider, model } = job.target;
     const rubric = descriptiveAttributes(job.persona.attributes);
     const tally = new UsageTally();
@@ -85,13 +88,13 @@ export class Judge {
     let outcome = 'ok';
     try {
       const call = {
-        apiKey: job.target.apiKey, scrubber: job.scrubber, model, system: judgeSystemMessage(job.persona, rubric), user: judgeUserMessage(job.text),
+        apiKey: job.target.apiKey, scrubber: job.scrubber, model, system: judgeSystemMessage(job.persona, rubric), user: judgeUserMessage(text),
         output: ratingsOutput(rubric), signal: job.signal,
       };
       const attributes = rubric.map(({ key }) => key);
       let problem = '';
       for (let answer = 1; answer <= ANSWERS; answer++) {
-        const answered = await this.providers.generate(provider, call, { deadline: job.deadline, timeoutMs: job.timeoutMs });
+        const answered = await this.providers.generate(provider, call, { deadline, timeoutMs: job.timeoutMs });
         tally.addFailedCalls(answered.failedAttempts);
         tally.addAnswer(answered.usage);
         const read = readRatings(answered.text, attributes);
@@ -115,10 +118,5 @@ export class Judge {
       this.metrics.providerDuration.observe(labels, (performance.now() - started) / 1000);
       this.metrics.providerDurationLegacy.observe(labels, (performance.now() - started) / 1000);
     }
-  }
-
-  /** A deadline for a judge that has none to share (a check, a refine answered at once). */
-  deadlineFrom(timeoutMs: number): number {
-    return this.clock.now() + timeoutMs;
   }
 }
