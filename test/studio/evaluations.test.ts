@@ -81,4 +81,25 @@ describe.skipIf(!chromiumAvailable)('Persona Studio evaluations', () => {
     const refused = await server.request(`/v1/personas/${id}/labels/production`, { method: 'PUT', json: { version: 1 } });
     expect(refused.status).toBe(409);
   });
+
+  it('a sample that fails only its expect says which terms, and the summary counts them', async () => {
+    const { id } = (await api('/v1/personas', { method: 'POST', json: { name: 'Expecting', attributes: { avoid: ['synergy'] } } })) as { id: string };
+    const samples = [
+      { name: 'welcome', content: 'Dear customers, welcome.', expect: { contains: ['members', 'welcome'], notContains: ['customers'] } },
+      { name: 'hello', content: 'Hello there.', expect: { contains: ['Hello'] } },
+    ];
+    await api(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples } });
+    await page.goto(`${server.url}/studio/#/personas/${id}/evals`);
+    await page.getByRole('heading', { name: 'Evaluations of Expecting' }).waitFor();
+    await page.getByRole('button', { name: 'Start the run' }).click();
+    const run = page.getByRole('region', { name: 'Run of version 1 with rules: completed' });
+    await run.waitFor();
+    expect(await run.locator('.run-summary').textContent()).toBe('Mean score 100 · pass rate 50 % · 2 expectations not met');
+    expect(await run.locator('tbody tr').evaluateAll((rows) => rows.map((row) => [...row.children].map((cell) => cell.textContent)))).toEqual([
+      ['welcome', '100', 'no', 'Expect not met: missing “members”, contains “customers”', 'Dear customers, welcome.'],
+      ['hello', '100', 'yes', '–', 'Hello there.'],
+    ]);
+    await run.scrollIntoViewIfNeeded();
+    await screenshot(page, 'evaluations-expectations', { docs: true });
+  });
 });

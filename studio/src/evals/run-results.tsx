@@ -25,6 +25,28 @@ export function findingsText(violations: EvalResult['violations']): string {
   return [...counts].map(([kind, count]) => (count > 1 ? `${kind} ×${count}` : kind)).join(', ');
 }
 
+/** The terms of its `expect` an answer missed, or `''`: without them a sample that fails only its `expect` would not say why. */
+export function unmetExpectationsText(expectations: EvalResult['expectations']): string {
+  const unmet = (expectations ?? []).filter((outcome) => !outcome.met);
+  if (unmet.length === 0) return '';
+  return `Expect not met: ${unmet.map((outcome) => ('contains' in outcome ? `missing “${outcome.contains}”` : `contains “${outcome.notContains}”`)).join(', ')}`;
+}
+
+/** Findings, then the missed expectations, each on a line of its own. */
+function reasons(result: EvalResult) {
+  if (result.error) return result.error.message;
+  const findings = findingsText(result.violations);
+  const unmet = unmetExpectationsText(result.expectations);
+  if (!findings && !unmet) return '–';
+  return (
+    <>
+      {findings}
+      {findings && unmet && <br />}
+      {unmet && <span class="unmet-expectations">{unmet}</span>}
+    </>
+  );
+}
+
 export function RunResults({ view, samples, onCancel }: { view: RunView; samples: readonly EvalSample[]; onCancel?: () => void }) {
   const { run, results, progress } = view;
   const byOrder = [...results].sort((a, b) => samples.findIndex((s) => s.id === a.sampleId) - samples.findIndex((s) => s.id === b.sampleId));
@@ -51,6 +73,7 @@ export function RunResults({ view, samples, onCancel }: { view: RunView; samples
         <p class="run-summary">
           Mean score {run.summary.score ?? '–'} · pass rate {Math.round(run.summary.passRate * 1000) / 10} %
           {run.summary.minScore !== null ? ` · minimum score ${run.summary.minScore}` : ''}
+          {run.summary.failedExpectations ? ` · ${run.summary.failedExpectations} expectation${run.summary.failedExpectations === 1 ? '' : 's'} not met` : ''}
         </p>
       )}
       <table class="results">
@@ -69,7 +92,7 @@ export function RunResults({ view, samples, onCancel }: { view: RunView; samples
               <th scope="row">{sampleName(samples, result.sampleId)}</th>
               <td>{result.score ?? '–'}</td>
               <td>{result.error ? 'failed' : result.passed ? 'yes' : 'no'}</td>
-              <td>{result.error ? result.error.message : findingsText(result.violations) || '–'}</td>
+              <td>{reasons(result)}</td>
               <td class="answer">{result.response ?? ''}</td>
             </tr>
           ))}
