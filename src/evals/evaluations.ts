@@ -137,10 +137,10 @@ export class Evaluations {
     const persona = await this.compiled.get(actor.accountId, personaId, { personaVersion: body.version, personaLabel: body.label });
     const samples = await this.samples.current(personaId);
     if (samples.length === 0) throw invalidRequest(`persona "${personaId}" has no samples to evaluate; PUT /v1/personas/${personaId}/samples first`);
-    const defaultModel = (provider: string) => this.refine.listProviders().find((info) => info.id === provider)?.defaultModel ?? null;
-    const model = body.model ?? defaultModel(body.provider);
-    const judge: EvalJudgeSetting | null =
-      body.judge === undefined ? null : body.judge === true ? { provider: body.provider, model } : { provider: body.judge.provider, model: body.judge.model ?? defaultModel(body.judge.provider) };
+    const model = body.model ?? this.refine.listProviders().find((info) => info.id === body.provider)?.defaultModel ?? null;
+    // Named as each sample's refine will resolve it: the judge's model, or the run's own for `judge: true`.
+    const target = this.refine.judgeTarget(body);
+    const judge: EvalJudgeSetting | null = target ? { provider: target.provider, model: target.model } : null;
     const now = new Date().toISOString();
     const row: EvalRunRow = {
       id: uuidv7(),

@@ -141,9 +141,10 @@ export class RefineService {
 
   /**
    * Who judges the answer, checked before any I/O: `judge: true` is the refine's own provider,
-   * key and model, which `rules` does not have (docs/voice-score.md, "The judge").
+   * key and model, which `rules` does not have (docs/voice-score.md, "The judge"). An evaluation
+   * names its judge with this too.
    */
-  private judgeTarget(body: RefineRequest): JudgeTarget | undefined {
+  judgeTarget(body: Pick<RefineRequest, 'provider' | 'providerApiKey' | 'model' | 'judge'>): JudgeTarget | undefined {
     if (body.judge === undefined) return undefined;
     if (body.judge !== true) return this.judge.target(body.judge);
     if (body.provider === RULES_PROVIDER) {
@@ -196,7 +197,7 @@ export class RefineService {
     };
   }
 
-  private withKey(body: RefineRequest): RefineRequest & { providerApiKey: string } {
+  private withKey<T extends Pick<RefineRequest, 'provider' | 'providerApiKey'>>(body: T): T & { providerApiKey: string } {
     if (body.providerApiKey === undefined) {
       throw invalidRequest(`providerApiKey is required for provider "${body.provider}"`);
     }
