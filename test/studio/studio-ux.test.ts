@@ -139,6 +139,14 @@ describe.skipIf(!chromiumAvailable)('Persona Studio verdicts, confirmations and 
     expect(new Set(twins).size).toBe(2);
     for (const id of ids) expect(twins.some((twin) => twin.endsWith(id.slice(-6)))).toBe(true);
     expect(new Set(await listed('Twin')).size).toBe(2);
+    // And on each one's own pages, whose headings would otherwise read the same.
+    const suffix = ids[0]!.slice(-6);
+    await page.goto(`${server.url}/studio/#/personas/${ids[0]}`);
+    await page.getByRole('heading', { name: `Twin · ${suffix}`, exact: true }).waitFor();
+    await page.goto(`${server.url}/studio/#/personas/${ids[0]}/history`);
+    await page.getByRole('heading', { name: `History of Twin · ${suffix}`, exact: true }).waitFor();
+    await page.goto(`${server.url}/studio/#/personas/${ids[0]}/evals`);
+    await page.getByRole('heading', { name: `Evaluations of Twin · ${suffix}`, exact: true }).waitFor();
   });
 });
 

@@ -8,6 +8,7 @@ import type { StudioApi, VersionedSamples } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
 import type { Provider } from '../api/providers.js';
 import type { EvalComparison, EvalRun, LabelPolicy, Persona, PersonaLabels, StartEvalInput } from '../api/types.js';
+import { useDistinctName } from '../personas/persona-names.js';
 import { historyHref, personaHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { CompareRuns } from './compare-runs.js';
@@ -33,6 +34,7 @@ export function EvalsView({ api, id, providers }: { api: StudioApi; id: string; 
   const [comparison, setComparison] = useState<EvalComparison | undefined>(undefined);
   const following = useRef<AbortController | undefined>(undefined);
   const scopes = useScopes();
+  const nameOf = useDistinctName();
 
   const load = async () => {
     try {
@@ -107,7 +109,7 @@ export function EvalsView({ api, id, providers }: { api: StudioApi; id: string; 
   const noSamples = loaded.samples.samples.length === 0 ? 'Save at least one sample first.' : undefined;
   return (
     <section aria-labelledby="evals-heading" class="evals">
-      <h2 id="evals-heading">Evaluations of {loaded.persona.name}</h2>
+      <h2 id="evals-heading">Evaluations of {nameOf(loaded.persona)}</h2>
       <p>
         <a href={personaHref(id)}>Edit the persona</a> · <a href={historyHref(id)}>History and labels</a>
       </p>

@@ -11,6 +11,7 @@ import { useFocusOnMount } from '../hooks.js';
 import { DiffLegend, DiffText } from '../preview/refine-output.js';
 import { wordDiff } from '../preview/word-diff.js';
 import { personaHref } from '../routing.js';
+import { useDistinctName } from '../personas/persona-names.js';
 import { Dialog } from '../views/dialog.js';
 import { LabelsPanel } from './labels-panel.js';
 import { useScopes } from '../scopes.js';
@@ -42,6 +43,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading, loaded !== undefined);
   const scopes = useScopes();
+  const nameOf = useDistinctName();
   const cannotRestore = scopes.lacking('personas:write');
   // Which labels are protected (their policy; production by default), only asked when it matters.
   const [protectedLabels, setProtectedLabels] = useState<ReadonlySet<string>>(new Set(['production']));
@@ -120,7 +122,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
   return (
     <section aria-labelledby="history-heading" class="history">
       <h2 id="history-heading" ref={heading} tabIndex={-1}>
-        History of {current.persona.name}
+        History of {nameOf(current.persona)}
       </h2>
       <p>
         <a href={personaHref(id)}>Edit this persona</a>

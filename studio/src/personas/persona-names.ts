@@ -1,4 +1,6 @@
-/** How personas are ordered and named wherever the studio lists them. */
+/** How personas are ordered and named wherever the studio shows them. */
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
 import type { Persona } from '../api/types.js';
 
 /**
@@ -21,7 +23,16 @@ export function duplicateSuffixes(personas: readonly Persona[]): Map<string, str
 }
 
 /** The name, with the id's end when it is not unique: for a place that holds only text (an option). */
-export function distinctName(persona: Persona, suffixes: ReadonlyMap<string, string>): string {
+export function distinctName(persona: Pick<Persona, 'id' | 'name'>, suffixes: ReadonlyMap<string, string>): string {
   const suffix = suffixes.get(persona.id);
   return suffix === undefined ? persona.name : `${persona.name} · ${suffix}`;
+}
+
+/** The suffixes of the account's personas (the workspace's list), for views that show one persona. */
+export const PersonaSuffixesContext = createContext<ReadonlyMap<string, string>>(new Map());
+
+/** A persona's name as a heading or a dialog shows it: with the id's end when another persona shares it. */
+export function useDistinctName(): (persona: Pick<Persona, 'id' | 'name'>) => string {
+  const suffixes = useContext(PersonaSuffixesContext);
+  return (persona) => distinctName(persona, suffixes);
 }

@@ -4,7 +4,7 @@ import type { StudioApi } from '../api/client.js';
 import type { Persona, PersonaVersion } from '../api/types.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import { useFocusOnMount } from '../hooks.js';
-import { distinctName, duplicateSuffixes } from '../personas/persona-names.js';
+import { useDistinctName } from '../personas/persona-names.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { type RefineResult, runRefine } from './run-refine.js';
@@ -31,8 +31,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
   const [versionsOf, setVersionsOf] = useState<Record<string, PersonaVersion[]>>({});
   const heading = useRef<HTMLHeadingElement>(null);
   useFocusOnMount(heading);
-  const suffixes = duplicateSuffixes(personas);
-  const nameOf = (persona: Persona) => distinctName(persona, suffixes);
+  const nameOf = useDistinctName();
   useEffect(() => {
     for (const id of new Set(picked)) {
       if (id === '' || versionsOf[id]) continue;

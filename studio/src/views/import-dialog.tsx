@@ -8,6 +8,7 @@ import type { StudioApi } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
 import { ChangedSincePlanError, applyImportStep } from '../personas/apply-import.js';
 import { type ImportStep, planImport, readPersonaFile } from '../personas/persona-files.js';
+import { useDistinctName } from '../personas/persona-names.js';
 import { Dialog } from './dialog.js';
 
 interface ImportDialogProps {
@@ -15,14 +16,15 @@ interface ImportDialogProps {
   onClose: (changed: boolean) => void;
 }
 
-const describe = (step: ImportStep): string => {
+/** `nameOf` tells apart the account's personas that share a name, which an update or a no-change names. */
+const describe = (step: ImportStep, nameOf: (persona: { id: string; name: string }) => string): string => {
   switch (step.action) {
     case 'create':
       return `Create “${step.desired.name}”`;
     case 'update':
-      return `Update “${step.current.name}”${step.current.name === step.desired.name ? '' : ` (renamed “${step.desired.name}”)`}`;
+      return `Update “${nameOf(step.current)}”${step.current.name === step.desired.name ? '' : ` (renamed “${step.desired.name}”)`}`;
     case 'unchanged':
-      return `No change to “${step.current.name}”`;
+      return `No change to “${nameOf(step.current)}”`;
     case 'error':
       return `Problem: ${step.problem}`;
   }
@@ -30,6 +32,7 @@ const describe = (step: ImportStep): string => {
 
 export function ImportDialog({ api, onClose }: ImportDialogProps) {
   const [steps, setSteps] = useState<ImportStep[] | undefined>(undefined);
+  const nameOf = useDistinctName();
   const [applying, setApplying] = useState(false);
   const [report, setReport] = useState<{ text: string; failed: boolean } | undefined>(undefined);
   const changes = steps?.filter((step) => step.action === 'create' || step.action === 'update') ?? [];
@@ -112,7 +115,7 @@ export function ImportDialog({ api, onClose }: ImportDialogProps) {
             {steps.map((step) => (
               <tr key={step.source} class={step.action === 'error' ? 'error' : undefined}>
                 <td>{step.source}</td>
-                <td>{describe(step)}</td>
+                <td>{describe(step, nameOf)}</td>
               </tr>
             ))}
           </tbody>

@@ -7,6 +7,7 @@ import { FieldError } from '../fields/field-parts.js';
 import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
+import { useDistinctName } from '../personas/persona-names.js';
 import { evalsHref, historyHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
@@ -31,6 +32,7 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
   const [jsonProblem, setJsonProblem] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const cannotWrite = useScopes().lacking('personas:write');
+  const nameOf = useDistinctName();
   const heading = useRef<HTMLHeadingElement>(null);
   const nameInput = useRef<HTMLInputElement>(null);
   // A new persona starts at its name; an existing one at its heading, so the page reads from the top.
@@ -54,7 +56,7 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
   return (
     <section aria-labelledby="editor-heading" class="editor">
       <h2 id="editor-heading" ref={heading} tabIndex={-1}>
-        {loaded ? loaded.persona.name : 'New persona'}
+        {loaded ? nameOf(loaded.persona) : 'New persona'}
       </h2>
       <form
         noValidate
@@ -155,7 +157,7 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
       )}
       {confirmingDelete && loaded && (
         <Dialog
-          title={`Delete “${loaded.persona.name}”?`}
+          title={`Delete “${nameOf(loaded.persona)}”?`}
           onCancel={() => setConfirmingDelete(false)}
           actions={
             <>

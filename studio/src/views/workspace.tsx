@@ -8,7 +8,7 @@ import type { StudioApi } from '../api/client.js';
 import type { Persona } from '../api/types.js';
 import type { Provider } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
-import { newestFirst } from '../personas/persona-names.js';
+import { PersonaSuffixesContext, duplicateSuffixes, newestFirst } from '../personas/persona-names.js';
 import { EvalsView } from '../evals/evals-view.js';
 import { HistoryView } from '../history/history-view.js';
 import { CompareView } from '../preview/compare-view.js';
@@ -48,6 +48,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   const [personas, setPersonas] = useState(initialPersonas);
   // Shown newest first whatever changed the list (an action here, a reload, another client).
   const listed = useMemo(() => personas && newestFirst(personas), [personas]);
+  const suffixes = useMemo(() => duplicateSuffixes(personas ?? []), [personas]);
   // Undefined until GET /v1/providers answers.
   const [providers, setProviders] = useState<Provider[] | undefined>(undefined);
   const [settings, setSettings] = useState<RefineSettings>(INITIAL_SETTINGS);
@@ -109,70 +110,72 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
 
   return (
     <ScopesContext.Provider value={{ granted }}>
-      <a
-        class="skip-link"
-        href="#main"
-        onClick={(event) => {
-          // The fragment holds the route, so focus the content instead of following the link.
-          event.preventDefault();
-          main.current?.focus();
-        }}
-      >
-        Skip to content
-      </a>
-      <header class="top">
-        <h1>Persona Studio</h1>
-        <nav aria-label="Studio">
-          <a href={HOME_HREF} aria-current={route.view === 'home' ? 'page' : undefined}>
-            Personas
-          </a>
-          <a href={COMPARE_HREF} aria-current={route.view === 'compare' ? 'page' : undefined}>
-            Compare
-          </a>
-          <a href={KEYS_HREF} aria-current={route.view === 'keys' ? 'page' : undefined}>
-            Keys
-          </a>
-        </nav>
-        <button type="button" class="secondary" onClick={onSignOut}>
-          Sign out
-        </button>
-      </header>
-      <div class="layout">
-        <PersonaList
-          personas={listed}
-          currentId={currentId}
-          onExportAll={() => personas && downloadText(ALL_PERSONAS_FILE, formatPersonaCollection(personas))}
-          onImport={() => setImporting(true)}
-        />
-        <main id="main" ref={main} tabIndex={-1}>
-          <p role="status" class={notice ? 'notice' : 'visually-hidden'}>
-            {notice}
-          </p>
-          {route.view === 'home' && <Home />}
-          {route.view === 'new' && <PersonaEditor key="new" id={undefined} {...editorProps} />}
-          {route.view === 'persona' && (
-            <div class="editor-and-preview">
-              <PersonaEditor key={route.id} id={route.id} {...editorProps}>
-                {(saved, dirty) => <ReportEditorState saved={saved} dirty={dirty} onChange={setEditorState} />}
-              </PersonaEditor>
-              {editorState?.saved.id === route.id && <PreviewPanel {...refineProps} persona={editorState.saved} dirty={editorState.dirty} />}
-            </div>
-          )}
-          {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
-          {route.view === 'evals' && <EvalsView key={route.id} api={api} id={route.id} providers={providers} />}
-          {route.view === 'compare' && (listed ? <CompareView {...refineProps} personas={listed} /> : <p role="status">Loading…</p>)}
-          {route.view === 'keys' && <KeysView api={api} />}
-        </main>
-      </div>
-      {importing && (
-        <ImportDialog
-          api={api}
-          onClose={(changed) => {
-            setImporting(false);
-            if (changed) void reloadPersonas();
+      <PersonaSuffixesContext.Provider value={suffixes}>
+        <a
+          class="skip-link"
+          href="#main"
+          onClick={(event) => {
+            // The fragment holds the route, so focus the content instead of following the link.
+            event.preventDefault();
+            main.current?.focus();
           }}
-        />
-      )}
+        >
+          Skip to content
+        </a>
+        <header class="top">
+          <h1>Persona Studio</h1>
+          <nav aria-label="Studio">
+            <a href={HOME_HREF} aria-current={route.view === 'home' ? 'page' : undefined}>
+              Personas
+            </a>
+            <a href={COMPARE_HREF} aria-current={route.view === 'compare' ? 'page' : undefined}>
+              Compare
+            </a>
+            <a href={KEYS_HREF} aria-current={route.view === 'keys' ? 'page' : undefined}>
+              Keys
+            </a>
+          </nav>
+          <button type="button" class="secondary" onClick={onSignOut}>
+            Sign out
+          </button>
+        </header>
+        <div class="layout">
+          <PersonaList
+            personas={listed}
+            currentId={currentId}
+            onExportAll={() => personas && downloadText(ALL_PERSONAS_FILE, formatPersonaCollection(personas))}
+            onImport={() => setImporting(true)}
+          />
+          <main id="main" ref={main} tabIndex={-1}>
+            <p role="status" class={notice ? 'notice' : 'visually-hidden'}>
+              {notice}
+            </p>
+            {route.view === 'home' && <Home />}
+            {route.view === 'new' && <PersonaEditor key="new" id={undefined} {...editorProps} />}
+            {route.view === 'persona' && (
+              <div class="editor-and-preview">
+                <PersonaEditor key={route.id} id={route.id} {...editorProps}>
+                  {(saved, dirty) => <ReportEditorState saved={saved} dirty={dirty} onChange={setEditorState} />}
+                </PersonaEditor>
+                {editorState?.saved.id === route.id && <PreviewPanel {...refineProps} persona={editorState.saved} dirty={editorState.dirty} />}
+              </div>
+            )}
+            {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
+            {route.view === 'evals' && <EvalsView key={route.id} api={api} id={route.id} providers={providers} />}
+            {route.view === 'compare' && (listed ? <CompareView {...refineProps} personas={listed} /> : <p role="status">Loading…</p>)}
+            {route.view === 'keys' && <KeysView api={api} />}
+          </main>
+        </div>
+        {importing && (
+          <ImportDialog
+            api={api}
+            onClose={(changed) => {
+              setImporting(false);
+              if (changed) void reloadPersonas();
+            }}
+          />
+        )}
+      </PersonaSuffixesContext.Provider>
     </ScopesContext.Provider>
   );
 }
