@@ -12,17 +12,12 @@ import type { IdempotencySettlement } from '../http/idempotency.js';
 import type { RefineRun, RunEnd } from '../refine/refine-run.js';
 import { countViolations } from '../rules/index.js';
 import type { StreamDelta, StreamDone } from '../schemas/refine.js';
+import { reportedUsage } from '../usage/usage-tally.js';
 import { answerHeaders, runHeaders } from './refine-answer.js';
 
 function doneEvent(end: RunEnd): StreamDone {
-  // The members of X-Usage: a token sum only while every answer reported it.
-  const usage = {
-    ...(end.usage.inputKnown ? { inputTokens: end.usage.inputTokens } : {}),
-    ...(end.usage.outputKnown ? { outputTokens: end.usage.outputTokens } : {}),
-    providerCalls: end.usage.providerCalls,
-  };
   return {
-    response: end.response, violations: countViolations(end.violations), score: end.score.score, usage,
+    response: end.response, violations: countViolations(end.violations), score: end.score.score, usage: reportedUsage(end.usage),
     ...(end.judge ? { judge: end.judge } : {}), ...(end.replaced ? { replaced: true } : {}),
   };
 }

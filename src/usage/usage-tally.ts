@@ -45,10 +45,20 @@ export class UsageTally {
   }
 }
 
+/** The usage as an answer states it (`X-Usage`, a stream's `done.usage`): a token sum only while every answer reported it. */
+export function reportedUsage(tally: UsageTally): { inputTokens?: number; outputTokens?: number; providerCalls: number } {
+  return {
+    ...(tally.inputKnown ? { inputTokens: tally.inputTokens } : {}),
+    ...(tally.outputKnown ? { outputTokens: tally.outputTokens } : {}),
+    providerCalls: tally.providerCalls,
+  };
+}
+
 /** The `X-Usage` header value: `input_tokens=…, output_tokens=…, provider_calls=…`, unknown members left out. */
 export function usageHeader(tally: UsageTally): string {
+  const { inputTokens, outputTokens, providerCalls } = reportedUsage(tally);
   let header = '';
-  if (tally.inputKnown) header += `input_tokens=${tally.inputTokens}, `;
-  if (tally.outputKnown) header += `output_tokens=${tally.outputTokens}, `;
-  return `${header}provider_calls=${tally.providerCalls}`;
+  if (inputTokens !== undefined) header += `input_tokens=${inputTokens}, `;
+  if (outputTokens !== undefined) header += `output_tokens=${outputTokens}, `;
+  return `${header}provider_calls=${providerCalls}`;
 }

@@ -35,7 +35,8 @@ describe("a refine's answer headers, plain, streamed and replayed", () => {
     });
 
   beforeAll(async () => {
-    f = await startRefineFixture();
+    // A judge that timed out on a loaded machine would answer X-Persona-Judge-Error instead of what is compared.
+    f = await startRefineFixture({ env: { PROVIDER_TIMEOUT_MS: '15000' } });
     const create = async (json: object) => (await (await f.server.request('/v1/personas', { method: 'POST', json })).json()).id as string;
     personaId = await create(PERSONA);
     unratedId = await create(UNRATED);
