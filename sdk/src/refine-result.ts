@@ -69,6 +69,9 @@ function parseRatings(header: string | null): RefineResult['ratings'] {
   return ratings;
 }
 
+/** Percent-encoded as every header text the service sends beyond printable ASCII. */
+const judgeWarningOf = (header: string | null) => (header === null ? undefined : decoded(header));
+
 export function refineResult(body: { response: string }, headers: Headers): RefineResult {
   const hidden = (value: unknown) => ({ value, enumerable: false });
   return Object.defineProperties(body, {
@@ -80,5 +83,6 @@ export function refineResult(body: { response: string }, headers: Headers): Refi
     score: hidden(parseScore(headers.get('x-persona-score'))),
     ratings: hidden(parseRatings(headers.get('x-persona-ratings'))),
     judgeError: hidden(headers.get('x-persona-judge-error') ?? undefined),
+    judgeWarning: hidden(judgeWarningOf(headers.get('x-persona-judge-warning'))),
   }) as RefineResult;
 }

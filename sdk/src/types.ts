@@ -45,6 +45,8 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
     readonly ratings: ReadonlyArray<Readonly<{ attribute: string; rating: number }>> | undefined;
     /** With `judge`: why the judge gave no ratings (`X-Persona-Judge-Error`); the refine itself succeeded. */
     readonly judgeError: string | undefined;
+    /** With `judge`: why nothing was rated and no judge call made, the persona setting no descriptive attribute (`X-Persona-Judge-Warning`, decoded). */
+    readonly judgeWarning: string | undefined;
   };
 /** A provider this instance can call, from GET /v1/providers. */
 export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];

@@ -59,6 +59,9 @@ export async function checkCommand(args: string[], { io, client }: CliContext): 
   if (warned && 'verdict' in warned) {
     for (const warning of warned.verdict.warnings) io.stderr.write(`note: the persona's ${warning.attribute} is ignored: it must be ${warning.message}\n`);
   }
+  // Every file was judged against the same persona: its having nothing to rate is said once.
+  const unrated = ordered.map((outcome) => ('verdict' in outcome && outcome.verdict.judge && 'warning' in outcome.verdict.judge ? outcome.verdict.judge.warning : undefined)).find(Boolean);
+  if (unrated) io.stderr.write(`note: the voice was not judged: ${unrated}\n`);
   for (const outcome of ordered) {
     if ('verdict' in outcome && outcome.verdict.judge && 'error' in outcome.verdict.judge) io.stderr.write(`note: ${outcome.file} was not judged: ${outcome.verdict.judge.error}\n`);
   }
