@@ -6,7 +6,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { chromiumAvailable, focused, launchChromium, openStudio, signIn, useSignedInStudio } from './studio-browser.js';
+import { chromiumAvailable, focused, launchChromium, openStudio, seriousAccessibilityViolations, signIn, useSignedInStudio } from './studio-browser.js';
 
 describe.skipIf(!chromiumAvailable)('Persona Studio verdicts, confirmations and lists', () => {
   let server: TestServer;
@@ -51,6 +51,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio verdicts, confirmations and 
     const asked = page.getByRole('dialog', { name: 'Rotate rotated app?' });
     await asked.waitFor();
     expect(await asked.getByLabel(/^The old secret keeps working for/).inputValue()).toBe('24');
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await asked.getByRole('button', { name: 'Rotate rotated app' }).click();
     const before = Date.now();
     await page.getByRole('dialog', { name: 'Key rotated: copy the secret now' }).getByRole('button', { name: 'Done' }).click();
