@@ -81,7 +81,7 @@ describe('persona-refine check', () => {
     expect(result.stderr).toBe('2 files: 0 passed, 1 did not pass, 1 could not be checked\n');
     const unknown = await cli('check', '--persona', 'no-such-persona', 'clean.md');
     expect(unknown.code).toBe(1);
-    expect(unknown.stdout).toMatch(/^file .*\nclean\.md .* error +persona not found \(HTTP 404, request id \S+\)\n$/);
+    expect(unknown.stdout).toMatch(/^file .*\nclean\.md .* error +"no-such-persona" is not a persona id \(HTTP 404, request id \S+\)\n$/);
   });
 
   it('usage errors exit 2 before any request', async () => {

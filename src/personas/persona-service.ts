@@ -3,8 +3,10 @@
  * the JSON text that was stored; the HTTP edge splices it into the body as stored
  * (docs/http-contract.md, "Response bodies").
  */
+import { API_KEY_PREFIX } from '../accounts/api-key.js';
 import { lacksScope, notFound, preconditionFailed } from '../errors.js';
 import { uuidv7 } from '../ids.js';
+import { PROVIDER_KEY_PREFIXES } from '../providers/secret-scrubber.js';
 import type { Actor } from '../storage/change-log.js';
 import type { PersonaChanges, PersonaRepository, PersonaRow, SetLabel } from '../storage/persona-repository.js';
 import { etagFor, versionsFromIfMatch } from './etag.js';
@@ -62,8 +64,32 @@ export function toRecord(row: PersonaRow): PersonaRecord {
 /** Whether an id is one we could have issued; anything else cannot exist. */
 export const isPersonaId = (id: string) => ID_SHAPE.test(id);
 
-// Echo the id only when it is one we could have issued: never reflect arbitrary input.
-export const personaNotFound = (id: string) => notFound(ID_SHAPE.test(id) ? `persona "${id}" not found` : 'persona not found');
+/** A malformed id is shown whole up to this many characters (a UUID has 36), else as its first and last few. */
+const SHOWN_ID_MAX = 64;
+const SHOWN_ID_HEAD = 32;
+const SHOWN_ID_TAIL = 8;
+const KEY_PREFIXES = [API_KEY_PREFIX, ...PROVIDER_KEY_PREFIXES];
+
+/**
+ * A string that is no persona id, as a message shows it: JSON-quoted, so quotes, backslashes and
+ * control characters read unambiguously; long ones cut to their head and tail, in code points so
+ * no character is split. A key pasted where the id belongs shows only its prefix: the message
+ * may be logged or kept as an idempotent answer, and no secret may be.
+ */
+function shownId(id: string): string {
+  const keyPrefix = KEY_PREFIXES.find((prefix) => id.startsWith(prefix));
+  if (keyPrefix !== undefined) return JSON.stringify(`${keyPrefix}…`);
+  const characters = Array.from(id);
+  if (characters.length <= SHOWN_ID_MAX) return JSON.stringify(id);
+  return JSON.stringify(`${characters.slice(0, SHOWN_ID_HEAD).join('')}…${characters.slice(-SHOWN_ID_TAIL).join('')}`);
+}
+
+/**
+ * The one 404 of a persona id, on every route that takes one (docs/http-contract.md, "Not found"):
+ * a well-formed id that names no persona of the account, or a string that could be no id at all
+ * (a paste that lost a character), which needs no query to answer.
+ */
+export const personaNotFound = (id: string) => notFound(ID_SHAPE.test(id) ? `persona "${id}" not found` : `${shownId(id)} is not a persona id`);
 
 /** The versions an If-Match allows, or a 412 right away when it names none we could match. */
 export async function expectedVersions(ifMatch: string | undefined, exists: () => Promise<unknown>): Promise<number[] | undefined> {

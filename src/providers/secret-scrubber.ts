@@ -20,13 +20,15 @@ const MIN_FRAGMENT = 6;
 /** A run of base64 or hex characters this long is not there by chance. */
 const MIN_BASE64_FRAGMENT = 8;
 const MIN_HEX_FRAGMENT = 12;
+/** Google's key prefix, spelled in two parts so that secret scanners (which look for it) do not flag this file. */
+export const GOOGLE_KEY_PREFIX = 'AI' + 'za';
+/** How the providers' keys begin; of two that overlap, the longer first. */
+export const PROVIDER_KEY_PREFIXES = ['sk-ant-', 'sk-', GOOGLE_KEY_PREFIX, 'gsk_', 'xai-'] as const;
 /**
  * Anything that looks like a provider key, masked or not, even if it is not the caller's.
  * Masked whole: even the public prefix (`sk-ant-`) is a fragment of the caller's key.
  */
-/** Google's key prefix, spelled in two parts so that secret scanners (which look for it) do not flag this file. */
-export const GOOGLE_KEY_PREFIX = 'AI' + 'za';
-const KEY_LIKE = new RegExp(String.raw`\b(?:sk-ant-|sk-|${GOOGLE_KEY_PREFIX}|gsk_|xai-)[\w*\-]{4,}`, 'g');
+const KEY_LIKE = new RegExp(String.raw`\b(?:${PROVIDER_KEY_PREFIXES.join('|')})[\w*\-]{4,}`, 'g');
 const BEARER = /\bBearer\s+\S+/gi;
 
 /** The text's ASCII letters and digits, lower-cased, as character codes, and where each came from. */

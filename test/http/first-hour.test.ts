@@ -1,7 +1,7 @@
 /**
  * What a newcomer runs into in the first hour, answered helpfully: the server's root, an
- * unquoted If-Match, a persona that does not exist on any route, and a body with the wrong
- * field names.
+ * unquoted If-Match, a persona that does not exist or an id that is none on any route, and a
+ * body with the wrong field names.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -68,14 +68,14 @@ describe('the first hour', () => {
     }
     expect(answers).toEqual(calls.map(([method, path]) => `${method} ${path} 404 ${message}`));
 
-    // An id that cannot be one of ours (not a UUIDv7) is never echoed, on any route.
-    const unechoed = [];
+    // An id that cannot be one of ours (not a UUIDv7) says so, on any route (every route: test/http/persona-ids.test.ts).
+    const malformed = [];
     for (const [method, path, json] of calls) {
       const body = json === undefined ? {} : { json: JSON.parse(JSON.stringify(json).replace(missing, notOurs)) };
       const res = await server.request(path.replace(missing, notOurs), { method, ...body });
-      unechoed.push(`${method} ${path} ${res.status} ${((await res.json()) as { message: string }).message}`);
+      malformed.push(`${method} ${path} ${res.status} ${((await res.json()) as { message: string }).message}`);
     }
-    expect(unechoed).toEqual(calls.map(([method, path]) => `${method} ${path} 404 persona not found`));
+    expect(malformed).toEqual(calls.map(([method, path]) => `${method} ${path} 404 "${notOurs}" is not a persona id`));
   });
 
   it('names every unknown and every missing field of a body at once', async () => {

@@ -38,6 +38,10 @@ describe('plain words for failures', () => {
   it('words the service’s own failures for people, keeping its precise messages for the rest', () => {
     expect(plainError(new ApiError(401, 'invalid API key', 'service'))).toBe('Your API key is no longer accepted. Sign in again.');
     expect(plainError(new ApiError(404, 'persona "p1" not found', 'service'))).toBe('This persona no longer exists; someone may have deleted it.');
+    // A link that lost a character names no persona at all: nobody deleted anything.
+    expect(plainError(new ApiError(404, '"01a2-e9e" is not a persona id', 'service'))).toBe(
+      '"01a2-e9e" is not a persona id: check the address for a missing or extra character.',
+    );
     expect(plainError(new ApiError(429, 'rate limit', 'service', 3))).toBe('Too many requests. Try again in 3 s.');
     expect(plainError(new ApiError(502, 'x', 'service'))).toBe('The service failed (HTTP 502). Try again in a moment.');
     expect(plainError(new ApiError(400, 'name must be a non-empty string of at most 200 characters', 'service'))).toBe(

@@ -46,6 +46,7 @@ export function plainError(error: ApiError, providerName: ProviderNames = (id) =
     case 401:
       return 'Your API key is no longer accepted. Sign in again.';
     case 404:
+      if (/ is not a persona id$/.test(error.message)) return `${error.message}: check the address for a missing or extra character.`;
       return /persona/i.test(error.message) ? 'This persona no longer exists; someone may have deleted it.' : asSentence(error.message);
     case 429:
       return `Too many requests. Try again ${error.retryAfterSeconds ? `in ${error.retryAfterSeconds} s` : 'shortly'}.`;
