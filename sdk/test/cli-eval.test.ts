@@ -120,15 +120,19 @@ describe('evaluations in the SDK and the CLI', () => {
     expect((await failure(client.evals.cancel(personaId, run.id))).status).toBe(409);
   });
 
-  it('label policies gate a move on an evaluation of the target version', async () => {
+  it('label policies gate a move on an evaluation of the target version, never on a rules run', async () => {
     await client.personas.labels.setPolicy(personaId, 'staging', { minScore: 95, minPassRate: 0.6 });
     expect(await client.personas.labels.getPolicy(personaId, 'staging')).toMatchObject({ label: 'staging', minScore: 95, minPassRate: 0.6, maxAgeDays: null });
     // Version 2's runs pass a third of the samples: refused, naming the bar.
     const refused = await failure(client.personas.labels.set(personaId, 'staging', 2));
     expect(refused.status).toBe(409);
     expect(refused.message).toMatch(/^label "staging" needs an evaluation of version 2 with score ≥ 95 and pass rate ≥ 0\.6/);
-    expect(await client.personas.labels.set(personaId, 'staging', 1)).toEqual({ staging: 1 });
+    // Version 1's runs met both bars, but were made with `rules`, which measures no model: no gate is met by them.
+    const rulesOnly = await failure(client.personas.labels.set(personaId, 'staging', 1));
+    expect(rulesOnly.status).toBe(409);
+    expect(rulesOnly.message).toMatch(/was made with provider "rules", which calls no model, and meets no gate$/);
     await client.personas.labels.deletePolicy(personaId, 'staging');
+    expect(await client.personas.labels.set(personaId, 'staging', 1)).toEqual({ staging: 1 });
     expect((await client.personas.labels.getPolicy(personaId, 'staging')).isDefault).toBe(true);
   });
 
