@@ -151,3 +151,40 @@ export function expectedPattern(expected: string[]): RegExp {
 
 /** What a command printed, as the pattern reads it: masked, without curl's CRs, blank lines dropped. */
 export const normalizeOutput = (output: string) => mask(output.replace(/\r/g, '')).split('\n').filter((line) => line.trim() !== '').join('\n');
+
+/** The comment a ```sh block may carry on the line above its fence. */
+const MARKER = /^<!-- readme-test: (not run: (.*\S)|needs PostgreSQL and Redis) -->$/;
+
+export interface ShellBlockMarkers {
+  /** Blocks marked `not run`, with their reasons, by line of their fence. */
+  notRun: Array<{ line: number; reason: string }>;
+  /** Fences of blocks marked as needing PostgreSQL and Redis. */
+  needsServices: number[];
+  /** Shell blocks in another language than `sh`, which the test would not see. */
+  otherShells: number[];
+}
+
+export function shellBlockMarkers(markdown: string): ShellBlockMarkers {
+  const lines = markdown.split('\n');
+  const markers: ShellBlockMarkers = { notRun: [], needsServices: [], otherShells: [] };
+  let inFence = false;
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^```(\w*)/.exec(lines[i]!);
+    if (!fence) continue;
+    if (!inFence && /^(bash|shell|console|zsh)$/.test(fence[1]!)) markers.otherShells.push(i + 1);
+    if (!inFence && fence[1] === 'sh') {
+      const marker = MARKER.exec(lines[i - 1] ?? '');
+      if (marker?.[2]) markers.notRun.push({ line: i + 1, reason: marker[2] });
+      else if (marker) markers.needsServices.push(i + 1);
+    }
+    inFence = !inFence;
+  }
+  return markers;
+}
+
+/** The document with the given ```sh blocks (by line of their fence) turned into plain text, lines kept where they were. */
+export function withoutBlocks(markdown: string, fences: number[]): string {
+  const lines = markdown.split('\n');
+  for (const line of fences) lines[line - 1] = '```skipped';
+  return lines.join('\n');
+}

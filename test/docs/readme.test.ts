@@ -1,28 +1,30 @@
 /**
- * The README is executable: every shell command of the sections a newcomer pastes first runs,
- * in the README's order, in one bash against a fresh server, and prints what the README shows
- * (ids, keys, dates and token counts masked; `…` in the README stands for anything on the line).
- * Where a command needs a provider key, the key is a fake one and the provider is the fake
- * provider server speaking that provider's real wire format.
+ * The README and docs/ are executable: every shell command of every ```sh block runs, file after
+ * file, in one bash (`set -u`: a variable no earlier block set fails the step) against a fresh
+ * server, and prints what the document shows (ids, keys, dates and token counts masked; `…`
+ * stands for anything on the line). A block that cannot run here says why on the line above its
+ * fence (`<!-- readme-test: not run: … -->`); one that needs PostgreSQL and Redis says so and runs
+ * when they are reachable. Where a command needs a provider key, the key is a fake one and the
+ * provider is the fake provider server speaking that provider's real wire format.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { postgresAvailable, redisAvailable } from '../helpers/services.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { expectedPattern, normalizeOutput, section, type ShellStep, shellSteps } from './readme-shell.js';
+import { expectedPattern, normalizeOutput, type ShellStep, shellBlockMarkers, shellSteps, withoutBlocks } from './readme-shell.js';
 
-/** In the order a newcomer meets them; each section's commands may use what an earlier one exported. */
-const SECTIONS = [
-  'Walkthrough',
-  'Versions, labels and rollbacks',
-  'Try it offline first',
-  'Streaming',
-  'Usage, cache and fallbacks',
-  '`preserve`: numbers, links, code and placeholders survive',
-];
-
-const README = readFileSync('README.md', 'utf8');
+/** In the order a newcomer meets them (each may use what an earlier one exported), then the rest of docs/. */
+const FIRST = ['README.md', 'docs/versions.md', 'docs/streaming.md', 'docs/usage-cache-fallbacks.md', 'docs/rules-and-attributes.md', 'docs/refine.md'];
+/** Last: it points the shell at another database. */
+const LAST = ['docs/deploy.md'];
+const rest = readdirSync('docs')
+  .filter((file) => file.endsWith('.md'))
+  .map((file) => `docs/${file}`)
+  .filter((path) => !FIRST.includes(path) && !LAST.includes(path))
+  .sort();
+const DOCUMENTS = [...FIRST, ...rest, ...LAST].map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 
 /** One bash for the whole README, so `export PID=…` carries from block to block as in a terminal. */
 class Shell {
@@ -31,6 +33,7 @@ class Shell {
   private count = 0;
 
   constructor(private readonly bash: ChildProcessWithoutNullStreams) {
+    bash.once('exit', () => this.waiting?.());
     bash.stdout.on('data', (chunk) => {
       this.output += String(chunk);
       this.waiting?.();
@@ -42,6 +45,8 @@ class Shell {
 
   /** Runs one command; resolves with everything it printed and its exit status. */
   async run(command: string): Promise<{ output: string; status: number }> {
+    // An unset variable makes a non-interactive bash exit: that step failed, and so does every later one.
+    if (this.bash.exitCode !== null) return { output: '(bash has exited)', status: this.bash.exitCode };
     const marker = `__readme_step_${++this.count}__`;
     this.output = '';
     this.bash.stdin.write(`${command}\nprintf '\\n${marker} %s\\n' "$?"\n`);
@@ -49,6 +54,7 @@ class Shell {
     for (;;) {
       const done = end.exec(this.output);
       if (done) return { output: this.output.slice(0, done.index), status: Number(done[1]) };
+      if (this.bash.exitCode !== null) return { output: this.output, status: this.bash.exitCode };
       await new Promise<void>((resolve) => (this.waiting = resolve));
     }
   }
@@ -76,6 +82,7 @@ describe('the README, run as written', () => {
       },
     });
     shell = new Shell(bash);
+    bash.stdin.write('set -u\n');
   });
 
   afterAll(async () => {
@@ -84,15 +91,25 @@ describe('the README, run as written', () => {
     await fake?.close();
   });
 
-  const steps: Array<ShellStep & { section: string }> = SECTIONS.flatMap((title) => {
-    const { text, firstLine } = section(README, title);
-    return shellSteps(text, firstLine).map((step) => ({ ...step, section: title }));
+  const servicesUp = postgresAvailable && redisAvailable;
+  const steps: Array<ShellStep & { section: string }> = DOCUMENTS.flatMap(({ path, text }) => {
+    const { notRun, needsServices } = shellBlockMarkers(text);
+    const skipped = [...notRun.map(({ line }) => line), ...(servicesUp ? [] : needsServices)];
+    return shellSteps(withoutBlocks(text, skipped), 1).map((step) => ({ ...step, section: path }));
   });
 
   it('has the commands it is meant to run', () => {
-    expect(steps.length).toBeGreaterThan(25);
-    // Every command talks to $BASE: one that names a port would miss the server the reader started elsewhere.
-    expect(steps.filter((step) => step.command.includes('127.0.0.1:8080') && !step.command.startsWith('export BASE='))).toEqual([]);
+    expect(steps.length).toBeGreaterThan(40);
+    // Every command talks to $BASE: one that names the default port would miss the server the reader started elsewhere.
+    expect(steps.filter((step) => /(?:127\.0\.0\.1|localhost):8080\b/.test(step.command) && !step.command.startsWith('export BASE='))).toEqual([]);
+  });
+
+  it('runs every shell block, or says on the block why it cannot', () => {
+    for (const { path, text } of DOCUMENTS) {
+      const { notRun, otherShells } = shellBlockMarkers(text);
+      expect(otherShells, `${path}: shell blocks must be \`\`\`sh to be run`).toEqual([]);
+      for (const { reason } of notRun) expect(reason.length, path).toBeGreaterThan(10);
+    }
   });
 
   it('prints, command after command, what the README shows', async () => {
@@ -103,7 +120,7 @@ describe('the README, run as written', () => {
       // The fallback example shows what happens when the primary provider fails: make it fail.
       if (step.command.includes('"fallbacks"')) fake.enqueue('serverError');
       const { output, status } = await shell.run(step.command);
-      const where = `README.md:${step.line} (${step.section}): ${step.command.split('\n')[0]}`;
+      const where = `${step.section}:${step.line}: ${step.command.split('\n')[0]}`;
       if (status !== 0) failures.push(`${where}\n  exited ${status}:\n${output}`);
       else if (step.expected.length > 0 && !expectedPattern(step.expected).test(normalizeOutput(output))) {
         failures.push(`${where}\n  the README shows:\n    ${step.expected.join('\n    ')}\n  it printed:\n    ${output.trim().split('\n').join('\n    ')}`);

@@ -79,9 +79,10 @@ describe('the attribute catalogue', () => {
     expect((PersonaAttributes as unknown as { additionalProperties: unknown }).additionalProperties).toBe(true);
   });
 
-  it('is the list the README attribute table shows', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const table = readme.slice(readme.indexOf('### Persona attributes'), readme.indexOf('## Persona Studio'));
+  it('is the list the attribute table of docs/rules-and-attributes.md shows', () => {
+    const doc = readFileSync(join(root, 'docs/rules-and-attributes.md'), 'utf8');
+    const start = doc.indexOf('## Persona attributes');
+    const table = doc.slice(start, doc.indexOf('\n## ', start + 1));
     const keys = [...table.matchAll(/^\| ((?:`\w+`(?:, )?)+) \|/gm)].flatMap((row) => [...row[1]!.matchAll(/`(\w+)`/g)].map((match) => match[1]));
     expect(keys.sort()).toEqual([...ATTRIBUTE_KEYS].sort());
     expect(table).toContain('src/personas/catalogue/attributes.ts');
