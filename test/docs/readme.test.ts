@@ -112,6 +112,7 @@ describe('the README, run as written', () => {
     }
   });
 
+  // Every block of the README and docs/, the two-instance cluster's start among them, on a busy machine.
   it('prints, command after command, what the README shows', async () => {
     const failures: string[] = [];
     for (const step of steps) {
@@ -129,5 +130,5 @@ describe('the README, run as written', () => {
       }
     }
     expect(failures.join('\n\n')).toBe('');
-  });
+  }, 180_000);
 });

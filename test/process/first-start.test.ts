@@ -43,6 +43,7 @@ beforeAll(() => {
 afterAll(() => rmSync(clone, { recursive: true, force: true }));
 
 describe('the first start', () => {
+  // esbuild and Vite from nothing, on a machine that may be running other suites.
   it('builds the server and the studio without type-checking, and the build serves both', async () => {
     const { code, output } = await buildIfNeeded();
     expect(code, output).toBe(0);
@@ -69,7 +70,7 @@ describe('the first start', () => {
     } finally {
       server.kill('SIGKILL');
     }
-  });
+  }, 120_000);
 
   it('a second start builds nothing; a changed studio source rebuilds the studio alone', async () => {
     const before = mtimes();
@@ -87,5 +88,5 @@ describe('the first start', () => {
     const after = mtimes();
     expect(after.slice(0, 2)).toEqual(before.slice(0, 2));
     expect(after[2]).toBeGreaterThan(before[2]!);
-  });
+  }, 120_000);
 });

@@ -56,7 +56,7 @@ describe('npm start under a supervisor', () => {
     npm.stderr.on('data', (chunk) => (output += String(chunk)));
     const exited = once(npm, 'exit');
 
-    await expect.poll(() => /Persona Studio at http/.test(output), { timeout: 20_000 }).toBe(true);
+    await expect.poll(() => /Persona Studio at http/.test(output), { timeout: 45_000 }).toBe(true);
     const serverPid = Number(/"pid":(\d+)/.exec(output)?.[1]);
     expect(serverPid).toBeGreaterThan(0);
     orphans.push(serverPid);
@@ -66,5 +66,5 @@ describe('npm start under a supervisor', () => {
     expect(await portTaken(port)).toBe(false);
     expect(output).toContain(`"signal":"${signal}"`);
     expect(output).toContain('shutting down: no new connections, finishing in-flight requests');
-  });
+  }, 60_000);
 });
