@@ -1,8 +1,9 @@
 /**
  * A refine's answer headers are one presentation of one run (src/routes/refine-answer.ts): the plain
  * answer, the live stream (what is known before its first byte), and the replays of both carry the
- * same headers, replays without X-Cache/Age (docs/usage-cache-fallbacks.md, "Replays, streams and
- * browsers"). Compared by name, so a copy that forgets a header fails here.
+ * same headers, replays without X-Cache/Age
+ * (docs/usage-cache-fallbacks.md, "Replays, streams and browsers").
+ * Compared by name, so a copy that forgets a header fails here.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseEventStream } from '../helpers/event-stream.js';
