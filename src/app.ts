@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import { AccountService } from './accounts/account-service.js';
 import { AuditTrail } from './audit/audit-trail.js';
 import { Authenticator } from './accounts/authenticator.js';
+import { type Clock, systemClock } from './clock.js';
 import type { Config } from './config.js';
 import { installAuth } from './http/auth.js';
 import { installClientClosed } from './http/client-closed.js';
@@ -94,6 +95,8 @@ export interface AppDependencies {
   logStream?: DestinationStream;
   /** Spans for requests and the refine's steps; off (no-op) when absent. */
   tracer?: HttpTracer;
+  /** The time keys are judged by (the authentication cache, expiry, a rotation's grace); tests move it instead of waiting. */
+  clock?: Clock;
 }
 
 export interface App {
@@ -101,7 +104,7 @@ export interface App {
   accounts: AccountService;
 }
 
-export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing }: AppDependencies): Promise<App> {
+export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing, clock = systemClock }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? (await logDestination(config.logFormat)) },
     genReqId: requestIdFor,
@@ -139,7 +142,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       .then(
         () => undefined,
         (error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'),
-      ));
+      ), clock);
   const personas = new PersonaService(new PersonaRepository(storage.db));
   const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
   const compiledPersonas = new CompiledPersonas(personas, history);

@@ -3,6 +3,7 @@
  * path does not hit storage on every request; the TTL bounds how long a revoked
  * key keeps working (at most 5 s: docs/security.md, "Accounts and keys").
  */
+import { type Clock, systemClock } from '../clock.js';
 import { unauthorized } from '../errors.js';
 import type { AccountRepository, ActiveKey } from '../storage/account-repository.js';
 import { hashApiKey } from './api-key.js';
@@ -65,6 +66,7 @@ export class Authenticator {
     private readonly accounts: AccountRepository,
     private readonly cacheTtlMs = 2_000,
     private readonly onExpired: ExpiredKeyListener = async () => {},
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /**
@@ -84,7 +86,7 @@ export class Authenticator {
       throw unauthorized('Authorization header must use the Bearer scheme: "Authorization: Bearer <your API key>"');
     }
     const hash = hashApiKey(match[1]);
-    const now = Date.now();
+    const now = this.clock.now();
     const cached = this.cache.get(hash);
     if (cached && cached.expiresAt > now && cached.validUntil > now) return cached.principal;
 

@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
+import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { checkResponseBody, ResponseBodyCheck } from './response-bodies.js';
@@ -42,6 +43,7 @@ async function openApiDocument(url: string): Promise<object> {
     if (res.ok) return (await res.json()) as object;
     await res.arrayBuffer();
     if (Date.now() - started > 10_000) throw new Error(`GET /v1/openapi.json answered ${res.status} for 10 s`);
+    // sleeps because a shedding server is asked again after a breath, not in a tight loop (a poll, bounded above)
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -55,6 +57,8 @@ export async function startTestServer(
     shareDatabaseWith?: TestServer;
     /** Start-up work between building the app and listening (a slow start, simulated; a test-only route). */
     beforeListen?: (app: FastifyInstance) => void;
+    /** The time keys are judged by (test/helpers/stepped-clock.ts moves it past a cache or an expiry). */
+    clock?: Clock;
   } = {},
 ): Promise<TestServer> {
   const database = options.shareDatabaseWith
@@ -77,7 +81,7 @@ export async function startTestServer(
       done();
     },
   });
-  const { app, accounts } = await buildApp({ config, storage, logStream, redis: options.redis });
+  const { app, accounts } = await buildApp({ config, storage, logStream, redis: options.redis, clock: options.clock });
   await accounts.bootstrap(config.bootstrapApiKey);
   options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -3,18 +3,19 @@
  * secret or hash), rotate with and without grace, revoke, expiry, the last
  * keys:admin key, audit events, and no secret in any log, answer, row or metric.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/accounts/api-key.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
+import { SteppedClock } from '../helpers/stepped-clock.js';
 import { storageTargets } from '../helpers/storage-targets.js';
 import { startTestServer, TEST_KEY, type TestServer } from '../helpers/test-server.js';
 
 /** A key's display prefix (`prk_` + 6) is shown by design. */
 const PUBLIC_PREFIX = 10;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
   let server: TestServer;
+  const clock = new SteppedClock();
   const secrets: string[] = [];
   const answers: string[] = [];
   /** Every answer except creation and rotation, kept to look for secrets in. */
@@ -34,9 +35,10 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer({ target });
+    server = await startTestServer({ target, clock });
   });
   afterAll(() => server?.close());
+  afterEach(() => clock.reset());
 
   it('creates a key whose secret is in the creation answer only, with its scopes, limits and expiry', async () => {
     const expiresAt = new Date(Date.now() + 3_600_000).toISOString();
@@ -149,7 +151,7 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect(rotated.id).toBe(key.id);
     expect(rotated.secret).not.toBe(key.secret);
     expect((await call('/v1/personas', { key: rotated.secret })).status).toBe(200);
-    await sleep(2_100); // the authentication cache's TTL
+    clock.step(2_100); // past the authentication cache's TTL
     const old = await call('/v1/personas', { key: key.secret });
     expect(old.status).toBe(401);
   });
@@ -161,7 +163,7 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     expect(Date.parse(rotated.previousSecretExpiresAt) - Date.now()).toBeGreaterThan(1_500);
     expect((await call('/v1/personas', { key: key.secret })).status).toBe(200);
     expect((await call('/v1/personas', { key: rotated.secret })).status).toBe(200);
-    await sleep(3_200);
+    clock.step(3_200);
     expect((await call('/v1/personas', { key: key.secret })).status).toBe(401);
     expect((await call('/v1/personas', { key: rotated.secret })).status).toBe(200);
     expect((await call(`/v1/keys/${key.id}/rotate`, { method: 'POST', json: { graceSeconds: 86_401 } })).status).toBe(400);
@@ -171,7 +173,7 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     const key = await create({ name: 'short-lived', scopes: ['refine'] });
     expect((await call('/v1/providers', { key: key.secret })).status).toBe(200);
     expect((await call(`/v1/keys/${key.id}`, { method: 'DELETE' })).status).toBe(204);
-    await sleep(2_100);
+    clock.step(2_100);
     expect((await call('/v1/providers', { key: key.secret })).status).toBe(401);
     expect((await (await call('/v1/keys')).json()).map((k: { id: string }) => k.id)).not.toContain(key.id);
     expect((await call(`/v1/keys/${key.id}`)).status).toBe(404);
@@ -218,8 +220,10 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
     // The account's first key counts; one that has expired does not.
     made.push(await create({ name: 'soon expired', scopes: ['refine'], expiresAt: new Date(Date.now() + 1_000).toISOString() }, owner));
     for (let i = 0; i < 98; i++) made.push(await create({ name: `key ${i}`, scopes: ['refine'] }, owner));
-    await sleep(1_100);
-    made.push(await create({ name: 'key 99', scopes: ['refine'] }, owner));
+    // The service counts live keys by the wall clock: the slot is free once the first key has expired.
+    await expect
+      .poll(async () => (await call('/v1/keys', { method: 'POST', key: owner, json: { name: 'key 99', scopes: ['refine'] } })).status, { timeout: 10_000, interval: 100 })
+      .toBe(201);
     const refused = await call('/v1/keys', { method: 'POST', key: owner, json: { name: 'one too many', scopes: ['refine'] } });
     expect(refused.status).toBe(409);
     expect((await refused.json()).message).toMatch(/already has 100 live keys.*revoke one/);
@@ -231,7 +235,7 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
   it('an expired key is a 401 saying it expired, and key.expired is written once', async () => {
     const key = await create({ name: 'temporary', scopes: ['audit:read'], expiresAt: new Date(Date.now() + 1_500).toISOString() });
     expect((await call('/v1/audit', { key: key.secret })).status).toBe(200);
-    await sleep(2_200);
+    clock.step(2_200);
     const requestIds: string[] = [];
     for (let i = 0; i < 2; i++) {
       const refused = await call('/v1/audit', { key: key.secret });
@@ -239,9 +243,10 @@ describe.each(storageTargets)('keys over HTTP on $engine', (target) => {
       expect((await refused.json()).message).toMatch(/^API key expired at \d{4}-/);
       requestIds.push(refused.headers.get('x-request-id')!);
     }
-    await sleep(200);
-    const events = await (await call('/v1/audit?limit=1000')).json();
-    const expired = events.filter((e: { action: string; keyId?: string }) => e.action === 'key.expired' && e.keyId === key.id);
+    const expiredEvents = async () =>
+      ((await (await call('/v1/audit?limit=1000')).json()) as Array<{ action: string; keyId?: string }>).filter((e) => e.action === 'key.expired' && e.keyId === key.id);
+    await expect.poll(expiredEvents).toHaveLength(1);
+    const expired = await expiredEvents();
     expect(expired).toHaveLength(1);
     // Written by the first refusal; the actor is the expired key itself.
     expect(expired[0]).toMatchObject({ actor: key.id, requestId: requestIds[0], personaId: null });
