@@ -116,7 +116,8 @@ describe.each(storageTargets)('large sample sets, on $engine', (target) => {
     // Linear: about the same work. Comparing each incoming sample with each stored one was 40,000 comparisons of 50 KB (7–11 s).
     expect(overStored.cpuMs).toBeLessThan(Math.max(overNone.cpuMs, 100) * 3);
     expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200));
-    expect(slowest).toBeLessThan(1_000);
+    // The quadratic PUT held the loop 7–11 s (the other tenant waited 18–26 s); a loaded CI machine stretches a 200 ms answer past 1 s.
+    expect(slowest).toBeLessThan(4_000);
   }, 120_000);
 
   it('eight concurrent 15 MiB sets from four accounts hold memory within the bound; the refused get 503 or 429 with Retry-After', async () => {
