@@ -14,9 +14,7 @@ describe('abort and timeout', () => {
     return new PersonaRefine({ apiKey: 'k', baseUrl: server.url, timeoutMs });
   }
 
-  const until = async (condition: () => boolean) => {
-    while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-  };
+  const until = (condition: () => boolean) => expect.poll(condition, { interval: 5 }).toBe(true);
 
   it('an abort during a request rejects promptly with kind "aborted", keeping the reason as cause', async () => {
     const client = await clientFor(() => ({ hang: true }));
@@ -43,6 +41,7 @@ describe('abort and timeout', () => {
     const controller = new AbortController();
     const call = client.personas.list({ signal: controller.signal });
     await until(() => server!.seen.length === 1);
+    // sleeps because the client must be in its wait before the retry, which it does not show
     await new Promise((resolve) => setTimeout(resolve, 50));
     controller.abort();
     await expect(call).rejects.toMatchObject({ kind: 'aborted' });

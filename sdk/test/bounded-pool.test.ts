@@ -8,6 +8,7 @@ describe('forEachBounded', () => {
     const done: number[] = [];
     await forEachBounded([1, 2, 3, 4, 5, 6, 7], 3, async (item) => {
       peak = Math.max(peak, ++inFlight);
+      // sleeps because items must finish out of order: the wait is the work
       await new Promise((resolve) => setTimeout(resolve, 5 * (item % 3)));
       done.push(item);
       inFlight--;

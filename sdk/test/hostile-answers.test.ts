@@ -181,6 +181,7 @@ describe('finding 6: bounded reading', () => {
     const iterator = stream[Symbol.asyncIterator]();
     const first = iterator.next();
     await noiseSent;
+    // sleeps because the client must have read the noise sent, and nothing it exposes counts what it read
     await new Promise((resolve) => setTimeout(resolve, 300));
     gc();
     const grown = process.memoryUsage().heapUsed - before;

@@ -100,6 +100,7 @@ describe.each(storageTargets)('large sample sets, on $engine', (target) => {
         const res = await call('/v1/personas', { key: other.key });
         await res.arrayBuffer();
         answers.push({ status: res.status, ms: performance.now() - started });
+        // sleeps because it paces the other tenant's requests: a steady load, not a wait
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     })();

@@ -49,6 +49,7 @@ describe.each(storageTargets)('the answer cache on $engine', (target) => {
 
   it('an entry older than max-age is not used', async () => {
     await refine('max-age=3600');
+    // sleeps because the entry must be older than max-age=0 by the wall clock the cache reads
     await new Promise((resolve) => setTimeout(resolve, 20));
     const res = await refine('max-age=0');
     expect(res.headers.get('x-cache')).toBe('MISS');

@@ -7,6 +7,7 @@ import { type ServerProcess, startServerProcess } from '../helpers/server-proces
 import { createTestDatabase, postgresAvailable, REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
 
 const BOOTSTRAP = 'prk_keys_cluster_key_0123456789abcdefghijklm';
+// sleeps because a rotation's grace runs on the wall clock of two server processes (no Clock reaches them); each use says more
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.skipIf(!postgresAvailable || !redisAvailable)('keys across two instances (PostgreSQL + Redis)', () => {
@@ -26,6 +27,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('keys across two instance
       if (statuses.every((s) => s === 401)) return Date.now() - since;
       expect(statuses.every((s) => s === 200 || s === 401)).toBe(true);
       if (Date.now() - since > 10_000) throw new Error(`still accepted after 10 s: ${statuses}`);
+      // sleeps because this is the interval of a poll that measures how long until it holds
       await sleep(100);
     }
   };
@@ -69,9 +71,11 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('keys across two instance
         expect((await call(server, '/v1/personas', key.secret)).status).toBe(200);
         expect((await call(server, '/v1/personas', rotated.secret)).status).toBe(200);
       }
+      // sleeps because the test is about the whole grace: both secrets are asked for as it passes
       await sleep(250);
     }
     const graceEnds = Date.parse(rotated.previousSecretExpiresAt);
+    // sleeps because the grace ends on the servers' wall clock
     await sleep(Math.max(0, graceEnds - Date.now()));
     expect(await refusedEverywhereAfter(key.secret, graceEnds)).toBeLessThan(5_000);
     for (const server of [a, b]) expect((await call(server, '/v1/personas', rotated.secret)).status).toBe(200);

@@ -11,6 +11,7 @@ const BOOTSTRAP = 'prk_multi_instance_key_0123456789abcdefghijk';
 
 async function awayFromWindowEdge(): Promise<void> {
   const intoWindow = Date.now() % 60_000;
+  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
   if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
 }
 
@@ -106,6 +107,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('two instances, one Postg
     const refusedAfter = async (server: ServerProcess) => {
       while ((await call(server, '/v1/personas', { key })).status !== 401) {
         if (Date.now() - revokedAt > 6_000) return Infinity;
+        // sleeps because this is the interval of a poll that measures how long until it holds
         await new Promise((r) => setTimeout(r, 50));
       }
       return Date.now() - revokedAt;
@@ -130,7 +132,8 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('two instances, one Postg
       }
     };
     const writers = [writer(), writer(), writer(), writer()];
-    await new Promise((r) => setTimeout(r, 800));
+    // Killed mid-stream once writes are being acknowledged (time alone depends on the machine's load).
+    await expect.poll(() => acknowledged.length, { timeout: 20_000, interval: 25 }).toBeGreaterThanOrEqual(20);
     a.child.kill('SIGKILL');
     stop = true;
     await Promise.all(writers);

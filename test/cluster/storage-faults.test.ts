@@ -9,6 +9,7 @@ async function eventually(check: () => Promise<boolean>, timeoutMs: number): Pro
   const started = Date.now();
   while (!(await check())) {
     if (Date.now() - started > timeoutMs) throw new Error(`not within ${timeoutMs} ms`);
+    // sleeps because this is the interval of a poll that measures how long until it holds
     await new Promise((r) => setTimeout(r, 100));
   }
   return Date.now() - started;

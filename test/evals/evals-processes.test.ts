@@ -40,6 +40,7 @@ async function until<T>(what: () => Promise<T>, ok: (value: T) => boolean, timeo
   for (;;) {
     const value = await what();
     if (ok(value) || Date.now() > deadline) return value;
+    // sleeps because this is the interval of a poll that returns what it found (expect.poll returns nothing)
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -134,6 +135,7 @@ describe.skipIf(!postgresAvailable)('two instances, one PostgreSQL', () => {
     expect(cancelled.status).toBe(200);
     const requestsAtCancel = fake.requestCount;
     // B learns of it at its next heartbeat (2 s) and stops calling the provider.
+    // sleeps because it shows B makes no more calls past its heartbeat: an absence has nothing to poll
     await new Promise((r) => setTimeout(r, 3_500));
     expect(fake.requestCount - requestsAtCancel).toBeLessThanOrEqual(1);
     const kept = await json(call(b, `/v1/personas/${id}/evals/${second.id}`));

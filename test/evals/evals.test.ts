@@ -50,6 +50,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     for (let i = 0; i < 200; i++) {
       const run = await (await request(`/v1/personas/${id}/evals/${evalId}`)).json();
       if (run.status !== 'queued' && run.status !== 'running') return run;
+      // sleeps because this is the interval of a poll that returns what it found (expect.poll returns nothing)
       await new Promise((r) => setTimeout(r, 50));
     }
     throw new Error('the run did not end');
@@ -206,7 +207,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     expect(third.headers.get('retry-after')).toBe('5');
     expect((await third.json()).message).toBe('this account already has 2 evaluations running, the most it may have at once; retry when one ends');
 
-    for (let i = 0; i < 100 && (await (await request(`/v1/personas/${id}/evals/${first.id}`)).json()).progress.done < 1; i++) await new Promise((r) => setTimeout(r, 50));
+    await expect.poll(async () => (await (await request(`/v1/personas/${id}/evals/${first.id}`)).json()).progress.done, { interval: 50 }).toBeGreaterThanOrEqual(1);
     const cancelled = await request(`/v1/personas/${id}/evals/${first.id}/cancel`, { method: 'POST' });
     expect(cancelled.status).toBe(200);
     const body = await cancelled.json();
@@ -215,6 +216,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     const again = await request(`/v1/personas/${id}/evals/${first.id}/cancel`, { method: 'POST' });
     expect(again.status).toBe(409);
     expect((await again.json()).message).toBe(`evaluation "${first.id}" already ended (cancelled); only a queued or running one can be cancelled`);
+    // sleeps because it shows the run stays cancelled as its samples in flight end: an absence has nothing to poll
     await new Promise((r) => setTimeout(r, 900));
     const after = await (await request(`/v1/personas/${id}/evals/${first.id}`)).json();
     expect(after.status).toBe('cancelled');
@@ -231,7 +233,7 @@ describe.each(storageTargets)('evaluations on $engine', (target) => {
     fixture.fake.setBehaviour({ ...replies([]), mode: 'slow', delayMs: 300 });
     const id = await newPersona();
     const started = await (await start(id, { concurrency: 1 })).json();
-    for (let i = 0; i < 100 && (await (await request(`/v1/personas/${id}/evals/${started.id}`)).json()).progress.done < 1; i++) await new Promise((r) => setTimeout(r, 30));
+    await expect.poll(async () => (await (await request(`/v1/personas/${id}/evals/${started.id}`)).json()).progress.done, { interval: 30 }).toBeGreaterThanOrEqual(1);
     const response = await request(`/v1/personas/${id}/evals/${started.id}/events`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');

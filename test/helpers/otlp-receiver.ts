@@ -207,6 +207,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         const span = spans.find((candidate) => candidate.name === name);
         if (span) return span;
         if (Date.now() > until) throw new Error(`no span "${name}" within ${timeoutMs} ms; got: ${spans.map((s) => s.name).join(', ')}`);
+        // sleeps because this is the interval of a poll that returns what it found (expect.poll returns nothing)
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

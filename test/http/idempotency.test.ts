@@ -104,10 +104,7 @@ describe.each(storageTargets)('Idempotency-Key on $engine', (target) => {
     f.fake.setBehaviour({ mode: 'ok', reply: 'ran again' });
     let retry = await refineWithKey('refine-abandoned');
     // The abandoned attempt may still be settling: a 409 says so, and the next try runs.
-    for (let i = 0; retry.status === 409 && i < 20; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      retry = await refineWithKey('refine-abandoned');
-    }
+    await expect.poll(async () => (retry.status === 409 ? (retry = await refineWithKey('refine-abandoned')) : retry).status, { interval: 100 }).not.toBe(409);
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await retry.json()).toEqual({ response: 'ran again' });

@@ -8,6 +8,7 @@ import { startTestServer } from '../helpers/test-server.js';
 /** Fixed one-minute windows: keep a short test from straddling a boundary. */
 async function awayFromWindowEdge(): Promise<void> {
   const intoWindow = Date.now() % 60_000;
+  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
   if (intoWindow > 55_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
 }
 

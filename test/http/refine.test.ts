@@ -168,8 +168,7 @@ describe('POST /v1/refine', () => {
     controller.abort();
     await pending;
     const ours = () => f.server.logs.map((l) => JSON.parse(l)).filter((l) => l.reqId === 'client-goes-away-1');
-    for (let i = 0; !ours().some((l) => 'statusCode' in l) && i < 50; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(ours().filter((l) => 'statusCode' in l)).toMatchObject([{ statusCode: 499, level: 30 }]);
+    await expect.poll(() => ours().filter((l) => 'statusCode' in l)).toMatchObject([{ statusCode: 499, level: 30 }]);
     expect(ours().filter((l) => l.level >= 40)).toEqual([]);
     expect(await refines(499)).toBe(before499 + 1);
     expect(await refines(400)).toBe(before400);

@@ -24,6 +24,7 @@ const tokensOf = (usage: string | null) =>
 
 async function awayFromMinuteEdge(): Promise<void> {
   const intoWindow = Date.now() % 60_000;
+  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
   if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
 }
 

@@ -18,6 +18,7 @@ const tokensOf = (usage: string | null) =>
 
 async function awayFromMinuteEdge(): Promise<void> {
   const intoWindow = Date.now() % 60_000;
+  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
   if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
 }
 
@@ -75,10 +76,12 @@ describe('budgets in one instance', () => {
     expect((await after.json()).message).toMatch(
       new RegExp(`^tokensPerDay budget of ${budget} tokens for this key has ${budget - spent} tokens left for today \\(UTC\\), and this refine may spend about ${perRefine}`),
     );
-    await new Promise((r) => setTimeout(r, 200));
-    const events = (await (await f.server.request('/v1/audit?limit=1000')).json()).filter(
-      (e: { action: string; keyId?: string }) => e.action === 'budget.exceeded' && e.keyId === key.id,
-    );
+    const exceeded = async () =>
+      ((await (await f.server.request('/v1/audit?limit=1000')).json()) as Array<{ action: string; keyId?: string }>).filter(
+        (e) => e.action === 'budget.exceeded' && e.keyId === key.id,
+      );
+    await expect.poll(exceeded).toHaveLength(1);
+    const events = await exceeded();
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ detail: 'tokensPerDay', personaId: null });
   });
@@ -112,7 +115,7 @@ describe('budgets in one instance', () => {
     expect(streamed.status).toBe(200);
     expect(streamed.headers.get('x-budget-tokens-remaining')).toBe(String(perRefine * 10));
     await streamed.text();
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => tokensSpentBy(f.server, key.id)).toBeGreaterThan(0);
     const next = await f.server.request('/v1/refine', { method: 'POST', key: key.secret, json: refineBody(personaId) });
     const streamedTokens = await tokensSpentBy(f.server, key.id) - perRefine;
     expect(streamedTokens).toBeGreaterThan(0);

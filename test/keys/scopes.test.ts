@@ -42,7 +42,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     const id = await persona();
     await server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'Hello there.' }] } });
     const { id: evalId } = await (await server.request(`/v1/personas/${id}/evals`, { method: 'POST', json: { provider: 'rules' } })).json();
-    while ((await (await server.request(`/v1/personas/${id}/evals/${evalId}`)).json()).status !== 'completed') await new Promise((r) => setTimeout(r, 20));
+    await expect.poll(async () => (await (await server.request(`/v1/personas/${id}/evals/${evalId}`)).json()).status, { interval: 20 }).toBe('completed');
     return { id, evalId };
   };
   /** A run an instance that stopped answering owns, still running (only a running run can be cancelled). */

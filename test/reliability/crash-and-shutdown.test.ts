@@ -35,7 +35,7 @@ describe.each(storageTargets)('crash safety on $engine', (target) => {
       };
       const writers = Array.from({ length: 8 }, (_, w) => writer(w));
       // Killed mid-flight once enough writes were acknowledged (a loaded machine takes longer to get there).
-      for (const started = Date.now(); acknowledged.length <= 50 && Date.now() - started < 20_000; ) await new Promise((r) => setTimeout(r, 25));
+      await expect.poll(() => acknowledged.length, { timeout: 20_000, interval: 25 }).toBeGreaterThan(50);
       server.child.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);
@@ -78,10 +78,9 @@ describe.each(storageTargets)('persona history across kill -9 on $engine', (targ
       for (let p = 0; p < 4; p++) {
         // A fresh process may shed load for a moment (503): retry until created.
         let res = await call(server.url, '/v1/personas', 'POST', `create-${p}`, { name: `p${p}` });
-        for (let attempt = 0; res.status === 503 && attempt < 50; attempt++) {
-          await new Promise((r) => setTimeout(r, 100));
-          res = await call(server.url, '/v1/personas', 'POST', `create-${p}`, { name: `p${p}` });
-        }
+        await expect
+          .poll(async () => (res.status === 503 ? (res = await call(server.url, '/v1/personas', 'POST', `create-${p}`, { name: `p${p}` })) : res).status, { timeout: 5_000, interval: 100 })
+          .not.toBe(503);
         expect(res.status).toBe(201);
         ids.push(((await res.json()) as { id: string }).id);
       }
@@ -106,7 +105,7 @@ describe.each(storageTargets)('persona history across kill -9 on $engine', (targ
       };
       const writers = Array.from({ length: 8 }, (_, w) => writer(w));
       // Kill mid-stream once enough writes were answered (time alone depends on the machine's load).
-      for (const started = Date.now(); acknowledged.size < 60 && Date.now() - started < 30_000; ) await new Promise((r) => setTimeout(r, 50));
+      await expect.poll(() => acknowledged.size, { timeout: 30_000, interval: 50 }).toBeGreaterThanOrEqual(60);
       server.child.kill('SIGKILL');
       stop = true;
       await Promise.all(writers);
@@ -117,10 +116,7 @@ describe.each(storageTargets)('persona history across kill -9 on $engine', (targ
         // A freshly started process may shed load for a moment (503): read until it answers.
         const read = async (path: string) => {
           let res = await fetch(restarted.url + path, { headers });
-          for (let attempt = 0; res.status === 503 && attempt < 50; attempt++) {
-            await new Promise((r) => setTimeout(r, 100));
-            res = await fetch(restarted.url + path, { headers });
-          }
+          await expect.poll(async () => (res.status === 503 ? (res = await fetch(restarted.url + path, { headers })) : res).status, { timeout: 5_000, interval: 100 }).not.toBe(503);
           expect(res.status).toBe(200);
           return res;
         };
@@ -170,6 +166,7 @@ describe('while shutting down', () => {
       socket.on('data', (chunk) => (answer += String(chunk)));
       socket.write('GET /v1/personas HTTP/1.1\r\nHost: x\r\n');
       const closing = f.server.app.close();
+      // sleeps because the rest of the head must come after the close has begun, which nothing outside shows
       await new Promise((r) => setTimeout(r, 50));
       socket.write(`Authorization: Bearer ${f.server.key}\r\n\r\n`);
       await new Promise((r) => socket.once('close', r));
@@ -209,8 +206,9 @@ describe('graceful shutdown', () => {
     });
     await fake.waitForRequests(1);
     const exited = server.stop('SIGTERM');
-    await new Promise((r) => setTimeout(r, 200));
-    await expect(fetch(`${server.url}/healthz`, { headers: { connection: 'close' } })).rejects.toThrow();
+    await expect
+      .poll(() => fetch(`${server.url}/healthz`, { headers: { connection: 'close' } }).then((res) => res.arrayBuffer().then(() => 'answered'), () => 'refused'))
+      .toBe('refused');
     const res = await inFlight;
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ response: 'made it' });

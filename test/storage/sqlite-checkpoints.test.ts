@@ -52,9 +52,7 @@ describe('SQLite checkpoints', () => {
         file.close();
       }
     };
-    const deadline = Date.now() + 10_000;
-    while (countInFile() < 100 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    expect(countInFile()).toBe(100);
+    await expect.poll(countInFile, { timeout: 10_000, interval: 100 }).toBe(100);
   });
 
   it('closing stops the worker first, so the service connection checkpoints last and removes the WAL', async () => {

@@ -203,6 +203,7 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
       `POST /v1/personas HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${SERVICE_KEY}\r\nContent-Type: application/json\r\n` +
         `Content-Length: 1000\r\ntraceparent: 00-${traceId}-${randomBytes(8).toString('hex')}-01\r\n\r\n{"name":"Half`,
     );
+    // sleeps because the server must have read the head before the client leaves, and nothing outside shows it has
     await new Promise((resolve) => setTimeout(resolve, 200));
     socket.destroy();
     await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId), { timeout: 5_000 }).toBe(true);

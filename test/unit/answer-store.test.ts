@@ -38,6 +38,7 @@ describe('the in-process answer store', () => {
   it('forgets an entry past its time to live', async () => {
     const store = new MemoryAnswerStore(10_000);
     await store.set('short', answer('s'), 0.05);
+    // sleeps because the store's time to live is the wall clock's (it reads no Clock), and 80 ms is its whole cost
     await new Promise((resolve) => setTimeout(resolve, 80));
     expect(await store.get('short')).toBeUndefined();
     expect(store.size).toEqual({ entries: 0, bytes: 0 });

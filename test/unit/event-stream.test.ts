@@ -8,7 +8,7 @@ describe('event stream body', () => {
     events.body.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     events.send('delta', { text: 'line one\nline two "quoted"' });
     // Two keep-alives while idle; waited for rather than timed, as timers fire late on a loaded machine.
-    while (text.split(': keep-alive\n\n').length - 1 < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+    await expect.poll(() => text.split(': keep-alive\n\n').length - 1, { interval: 20 }).toBeGreaterThanOrEqual(2);
     events.send('done', { response: 'x' });
     events.end();
     await new Promise((resolve) => events.body.once('end', resolve));
@@ -17,6 +17,7 @@ describe('event stream body', () => {
     expect(text.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(2);
     expect(text.endsWith('event: done\ndata: {"response":"x"}\n\n')).toBe(true);
     const after = text.length;
+    // sleeps because it shows nothing more is written after the end: an absence has nothing to poll
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(text.length).toBe(after);
   });
@@ -26,6 +27,7 @@ describe('event stream body', () => {
     const big = { text: 'x'.repeat(64 * 1024) };
     let resolved = false;
     const sending = events.send('delta', big).then(() => (resolved = true));
+    // sleeps because it shows the send stays pending: an absence has nothing to poll
     await new Promise((resolve) => setTimeout(resolve, 50));
     // Nothing reads the body: the route must not fetch the next piece from the provider.
     expect(resolved).toBe(false);

@@ -103,6 +103,7 @@ describe('the refine pipeline on a driven clock', () => {
     const refined = failure(refine.refine(accountId, request(), new AbortController().signal));
     await fake.waitForRequests(1);
     clock.advance(TIMEOUT_MS - 1);
+    // sleeps because a timer wrongly due a millisecond early would fire meanwhile; the advance(1) below is what must end it
     await new Promise((resolve) => setTimeout(resolve, 20));
     clock.advance(1);
     const error = await refined;
@@ -127,6 +128,7 @@ describe('the refine pipeline on a driven clock', () => {
     fake.enqueue({ mode: 'rateLimit', retryAfterSeconds: 20 }, { mode: 'ok', reply: 'After the wait: 3 warnings.' });
     const refined = refine.refine(accountId, request(), new AbortController().signal);
     await fake.waitForRequests(1);
+    // sleeps because it shows no retry comes before the clock moves: an absence has nothing to poll
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(fake.requestCount).toBe(1);
     clock.advance(20_000);
@@ -147,6 +149,7 @@ describe('the refine pipeline on a driven clock', () => {
     const reading = (async () => {
       for (let next = await run.pieces.next(); !next.done; next = await run.pieces.next());
     })();
+    // sleeps because the stream must have stalled (its pieces read) before the clock passes the deadline, which nothing shows
     await new Promise((resolve) => setTimeout(resolve, 20));
     clock.advance(TIMEOUT_MS);
     const error = await failure(reading);

@@ -42,6 +42,7 @@ describe.each(storageTargets)('usage counts across a crash on $engine', (target)
       const clients = Array.from({ length: 4 }, client);
       // At least 1.5 s of counting, and enough answers to judge however slow the machine is.
       const started = Date.now();
+      // sleeps because the test is about 1.5 s of counting before the kill (and polls for enough answers)
       while (Date.now() - started < 1_500 || (answeredAt.length <= 20 && Date.now() - started < 30_000)) await new Promise((resolve) => setTimeout(resolve, 50));
       const killedAt = Date.now();
       server.child.kill('SIGKILL');

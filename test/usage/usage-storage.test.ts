@@ -64,6 +64,7 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
     for (let i = 0; i < 400; i++) {
       const recorder = recorders[i % 2]!;
       recorder.record(account, [{ provider: 'anthropic', model: 'claude-x', outcome: i % 10 === 0 ? 'cache_hit' : 'answered', tally: i % 10 === 0 ? new UsageTally() : answered(3, 2) }], day);
+      // sleeps because the recorders' 5 ms flush timers must fire between records, so two instances' flushes interleave
       if (i % 50 === 0) await new Promise((resolve) => setTimeout(resolve, 7));
     }
     await Promise.all(recorders.map((r) => r.close()));
