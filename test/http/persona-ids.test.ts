@@ -89,12 +89,12 @@ describe.each(storageTargets)('a persona id that is not an id, on $engine', (tar
     // Counted in characters: an emoji is never cut in half.
     expect(await message('😀'.repeat(70))).toBe(`"${'😀'.repeat(32)}…${'😀'.repeat(8)}" is not a persona id`);
     // A key pasted where the id belongs: only the prefix anyone may see.
-    const pasted = [`${API_KEY_PREFIX}Vq8Lw3Rn6Tz1Hk5Mb9Xc2Jd7Fs4Gy0`, 'sk-proj-Ab12Cd34Ef56Gh78', 'sk-ant-api03-Xy12Zw34', `${GOOGLE_KEY_PREFIX}SyA1b2C3d4E5f6G7h8`, 'gsk_Q1w2E3r4T5y6', 'xai-Z9x8C7v6'];
+    const pasted = [`${API_KEY_PREFIX}FAKE-not-a-key-0000000000`, 'sk-proj-FAKE-not-a-key', 'sk-ant-FAKE-not-a-key', `${GOOGLE_KEY_PREFIX}FAKE-not-a-key`, 'gsk_FAKE-not-a-key', 'xai-FAKE-not-a-key'];
     expect(await Promise.all(pasted.map(message))).toEqual(
       [API_KEY_PREFIX, 'sk-', 'sk-ant-', GOOGLE_KEY_PREFIX, 'gsk_', 'xai-'].map((prefix) => `"${prefix}…" is not a persona id`),
     );
     // The same rule for an id in a body.
-    const refined = await server.request('/v1/refine', { method: 'POST', json: { provider: 'rules', personaId: 'sk-live-secret123456', content: 'hi' } });
+    const refined = await server.request('/v1/refine', { method: 'POST', json: { provider: 'rules', personaId: 'sk-FAKE-not-a-key', content: 'hi' } });
     expect(await refined.json()).toEqual({ error: 404, message: '"sk-…" is not a persona id' });
   });
 
