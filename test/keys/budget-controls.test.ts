@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readUntil } from '../helpers/event-stream.js';
 import { callerKey, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
+import { awayFromMinuteEdge, tokensOf } from '../helpers/budgets.js';
 import { postgresAvailable, redisAvailable } from '../helpers/services.js';
 import { storageTargets } from '../helpers/storage-targets.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -19,14 +20,6 @@ const LARGE = 'The help desk moved to the third floor, next to the lifts. '.repe
 const body = (personaId: string, content: string, extra: Record<string, unknown> = {}) => ({
   provider: 'openai', providerApiKey: callerKey('openai'), personaId, content, ...extra,
 });
-const tokensOf = (usage: string | null) =>
-  [...(usage ?? '').matchAll(/(input|output)_tokens=(\d+)/g)].reduce((sum, [, , n]) => sum + Number(n), 0);
-
-async function awayFromMinuteEdge(): Promise<void> {
-  const intoWindow = Date.now() % 60_000;
-  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
-  if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
-}
 
 async function createKey(server: TestServer, json: Record<string, unknown>, key?: string) {
   const response = await server.request('/v1/keys', { method: 'POST', key, json: { name: 'budgeted', scopes: ['refine'], ...json } });

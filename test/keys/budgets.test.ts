@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callerKey, startRefineFixture, type RefineFixture } from '../helpers/refine-fixture.js';
+import { awayFromMinuteEdge, tokensOf } from '../helpers/budgets.js';
 import { postgresAvailable, redisAvailable } from '../helpers/services.js';
 import type { TestServer } from '../helpers/test-server.js';
 import { startTwoInstances, type TwoInstances } from '../helpers/two-instances.js';
@@ -13,14 +14,6 @@ import { startTwoInstances, type TwoInstances } from '../helpers/two-instances.j
 const refineBody = (personaId: string, extra: Record<string, unknown> = {}) => ({
   provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'The help desk moved to the third floor.', ...extra,
 });
-const tokensOf = (usage: string | null) =>
-  [...(usage ?? '').matchAll(/(input|output)_tokens=(\d+)/g)].reduce((sum, [, , n]) => sum + Number(n), 0);
-
-async function awayFromMinuteEdge(): Promise<void> {
-  const intoWindow = Date.now() % 60_000;
-  // sleeps because the rate limit's window is the wall clock's minute (the limiter reads no Clock): a burst must not straddle two
-  if (intoWindow > 50_000) await new Promise((r) => setTimeout(r, 60_000 - intoWindow + 50));
-}
 
 async function setUp(server: TestServer) {
   const persona = await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Budgeted', attributes: { tone: 'plain' } } })).json();
