@@ -35,10 +35,31 @@ export function sendPersona(reply: FastifyReply, record: PersonaRecord): Fastify
   return reply.header('etag', record.etag).header('last-modified', record.updatedAt.toUTCString()).type(JSON_TYPE).send(personaJson(record));
 }
 
+/** What one written chunk of the unpaged list holds at most, unless a single persona is larger. */
+const LIST_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * The list as chunks of about LIST_CHUNK_CHARS, never a whole batch joined: V8 puts strings over
+ * ~128 KiB straight into large-object space, which only a full collection frees, so twenty slow
+ * readers of a list of large personas left hundreds of MiB of dead batch strings in the heap.
+ */
 async function* jsonArray(first: PersonaRecord[], rest: AsyncGenerator<PersonaRecord[]>): AsyncGenerator<string> {
-  yield `[${first.map(personaJson).join(',')}`;
-  for await (const batch of rest) yield `,${batch.map(personaJson).join(',')}`;
-  yield ']';
+  let chunk = '[';
+  let separator = '';
+  async function* records() {
+    yield* first;
+    for await (const batch of rest) yield* batch;
+  }
+  for await (const record of records()) {
+    const json = personaJson(record);
+    if (chunk.length > 0 && chunk.length + json.length > LIST_CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+    chunk += separator + json;
+    separator = ',';
+  }
+  yield `${chunk}]`;
 }
 
 export interface PersonaRouteOptions {
