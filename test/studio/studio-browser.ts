@@ -7,7 +7,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from 'vitest';
 import type { TestServer } from '../helpers/test-server.js';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -32,6 +32,14 @@ function chromiumPresent(): boolean {
 
 export const chromiumAvailable = chromiumPresent();
 
+/**
+ * A browser step that waits longer than this is stuck, not slow: Playwright then fails it naming
+ * the step, well inside the test's own timeout, which on a loaded two-core machine has room for
+ * several slow steps (Chromium shares the cores with the server and the other test files).
+ */
+const STEP_TIMEOUT_MS = 20_000;
+vi.setConfig({ testTimeout: 60_000 });
+
 /** A fresh browser per test file; every context gets a new, empty profile. */
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
@@ -48,6 +56,7 @@ export interface StudioPage {
 
 export async function openStudio(browser: Browser, server: TestServer, viewport = { width: 1280, height: 900 }): Promise<StudioPage> {
   const context = await browser.newContext({ viewport, acceptDownloads: true });
+  context.setDefaultTimeout(STEP_TIMEOUT_MS);
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {
