@@ -34,7 +34,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio history when label policies 
       await signIn(page, key);
       await page.goto(`${server.url}/studio/#/personas/${persona.id}/history`);
       // Shown only once the lookups have failed (staging starts out unprotected).
-      await page.getByText('staging is protected. This key lacks the scope “labels:protected”.').waitFor({ timeout: 10_000 });
+      await page.getByText('staging is protected. This key lacks the scope “labels:protected”.').waitFor();
       expect(lookups).toBeGreaterThanOrEqual(2);
       expect(await page.getByRole('button', { name: 'Remove staging' }).isDisabled()).toBe(true);
       expect(await page.getByRole('button', { name: 'Remove production' }).isDisabled()).toBe(true);

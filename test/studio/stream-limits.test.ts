@@ -41,7 +41,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview against a hostile or
   it('an unterminated 20 MiB line: the preview reports a failed answer, promptly', async () => {
     const started = Date.now();
     await streamWith(`event: delta\ndata: ${'x'.repeat(20 * 1024 * 1024)}`);
-    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor({ timeout: 20_000 });
+    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor();
     expect(Date.now() - started).toBeLessThan(20_000);
   }, 40_000);
 
@@ -52,23 +52,23 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview against a hostile or
 
   it('an error event whose message is not a string: the usual failure, nothing uncaught', async () => {
     await streamWith('event: error\ndata: {"message":5}\n\n');
-    await page.getByRole('alert').getByText('The service failed (HTTP 500)').waitFor({ timeout: 10_000 });
+    await page.getByRole('alert').getByText('The service failed (HTTP 500)').waitFor();
   });
 
   it('a done event whose response is not a string: reported as a failed answer', async () => {
     await streamWith('event: delta\ndata: {"text":"Hi"}\n\nevent: done\ndata: {"response":42}\n\n');
-    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor({ timeout: 10_000 });
+    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor();
   });
 
   it('a delta event without text: reported as a failed answer', async () => {
     await streamWith('event: delta\ndata: {"text":7}\n\n');
-    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor({ timeout: 10_000 });
+    await page.getByRole('alert').getByText('The service failed (HTTP 502)').waitFor();
   });
 
   it('an unknown event that is not JSON is skipped, as the SDK skips it', async () => {
     await streamWith('event: progress\ndata: 40%\n\nevent: delta\ndata: {"text":"Hi there."}\n\nevent: done\ndata: {"response":"Hi there."}\n\n');
     const refined = page.getByRole('figure', { name: 'Refined by Streamed' });
-    await refined.waitFor({ timeout: 10_000 });
+    await refined.waitFor();
     expect(await refined.locator('.diff-text').textContent()).toBe('Hi there.');
   });
 });
