@@ -7,7 +7,7 @@
  */
 import { errorType, type TraceSpan, type Tracer } from '../tracing/tracer.js';
 import type { Attempt, ProviderText } from './attempt.js';
-import type { StreamedText } from './streamed-attempt.js';
+import type { AnswerPiece, StreamedText } from './streamed-attempt.js';
 import type { TokenUsage } from './wire/wire-format.js';
 
 /** Our provider ids → the conventions' `gen_ai.system` values; an operator's own id is used as is. */
@@ -60,7 +60,7 @@ export function tracedStreamedAttempt(tracer: Tracer, providerId: string, model:
  * consumer stops early (`aborted`) — also before it ever asked for a piece, which a
  * generator function's `finally` would not see.
  */
-function untilLastPiece(text: StreamedText, span: TraceSpan): AsyncGenerator<string, void, undefined> {
+function untilLastPiece(text: StreamedText, span: TraceSpan): AsyncGenerator<AnswerPiece, void, undefined> {
   let open = true;
   const end = (failure?: string) => {
     if (!open) return;
@@ -70,7 +70,7 @@ function untilLastPiece(text: StreamedText, span: TraceSpan): AsyncGenerator<str
     span.end();
   };
   const rest = text.rest;
-  const pieces: AsyncGenerator<string, void, undefined> = {
+  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
     async next() {
       try {
         const next = await rest.next();

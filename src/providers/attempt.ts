@@ -9,6 +9,7 @@ import { errorBodyMessage, parseErrorBody, retryDelayFromBody } from './provider
 import type { ProviderDefinition } from './provider-definition.js';
 import { cleanProviderText, type SecretScrubber } from './secret-scrubber.js';
 import type { HttpResponse, Transport } from './wire/transport.js';
+import type { Conversation, FinishReason, ToolCall } from './wire/conversation.js';
 import type { StructuredOutput, TokenUsage, WireFormat } from './wire/wire-format.js';
 
 export interface ProviderFailure {
@@ -41,14 +42,16 @@ export interface AttemptTarget {
 
 export interface Prompt {
   model: string;
-  system: string;
-  user: string;
+  conversation: Conversation;
   /** Asks for JSON of this schema (whole answers only); the text is then that JSON, unchecked. */
   output?: StructuredOutput;
 }
 
 export interface ProviderText {
+  /** '' when the answer is only tool calls. */
   text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
   /** The tokens the provider reported, when it did. */
   usage: TokenUsage | undefined;
 }
@@ -184,10 +187,14 @@ export async function classified<T>(target: AttemptTarget, signal: AbortSignal, 
   }
 }
 
-/** One whole-answer attempt: the request, the answer read whole, its text and usage. */
+/** One whole-answer attempt: the request, the answer read whole, its text, tool calls and usage. */
 export function answerAttempt(target: AttemptTarget, prompt: Prompt): Attempt<ProviderText> {
-  const request = target.wire.request(target.apiKey, prompt.model, prompt.system, prompt.user, false, prompt.output);
-  const textOf = prompt.output ? target.wire.structuredText : target.wire.text;
+  const request = target.wire.request(target.apiKey, prompt.model, prompt.conversation, false, prompt.output);
+  const contentOf = (json: unknown) => {
+    if (!prompt.output) return target.wire.answer(json);
+    const text = target.wire.structuredText(json);
+    return text === undefined ? undefined : { text, toolCalls: [], finishReason: 'stop' as const };
+  };
   return (signal) =>
     classified(target, signal, async () => {
       const response = await target.transport(target.baseUrl, request, signal);
@@ -200,9 +207,9 @@ export function answerAttempt(target: AttemptTarget, prompt: Prompt): Attempt<Pr
       } catch {
         return { ok: false, failure: unusableAnswer(target, response.status, 'not_json') };
       }
-      const text = textOf(json);
-      if (text === undefined) return { ok: false, failure: unusableAnswer(target, response.status, 'unexpected_shape') };
-      if (text.trim() === '') return { ok: false, failure: unusableAnswer(target, response.status, 'no_text') };
-      return { ok: true, value: { text, usage: target.wire.usage(json) } };
+      const content = contentOf(json);
+      if (content === undefined) return { ok: false, failure: unusableAnswer(target, response.status, 'unexpected_shape') };
+      if (content.text.trim() === '' && content.toolCalls.length === 0) return { ok: false, failure: unusableAnswer(target, response.status, 'no_text') };
+      return { ok: true, value: { ...content, usage: target.wire.usage(json) } };
     });
 }

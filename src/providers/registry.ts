@@ -12,10 +12,11 @@ import { tracedAttempt, tracedStreamedAttempt } from './attempt-span.js';
 import { noTracing, type Tracer } from '../tracing/tracer.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type CallScope, callWithRetries, openCall } from './provider-call.js';
-import { type StreamedText, streamedAttempt } from './streamed-attempt.js';
+import { type AnswerPiece, type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import type { SecretScrubber } from './secret-scrubber.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
+import type { Conversation, FinishReason, ToolCall } from './wire/conversation.js';
 import type { StructuredOutput, TokenUsage } from './wire/wire-format.js';
 
 export interface ProviderCall {
@@ -28,8 +29,8 @@ export interface ProviderCall {
   scrubber: SecretScrubber;
   /** Overrides the provider's default model for this call. */
   model?: string;
-  system: string;
-  user: string;
+  /** What the provider is asked: the persona's instructions first, then the caller's turns (a refine: one). */
+  conversation: Conversation;
   /** Aborting it (client disconnect) aborts the provider request; generate then throws ClientAbortedError. */
   signal?: AbortSignal;
   /** `generate` only: asks for JSON of this schema through the provider's structured output; `text` is that JSON, unchecked. */
@@ -37,7 +38,10 @@ export interface ProviderCall {
 }
 
 export interface ProviderAnswer {
+  /** '' when the answer is only tool calls. */
   text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
   /** The model that answered (the call's, else the configured default). */
   model: string;
   attempts: number;
@@ -55,13 +59,16 @@ export interface ProviderTextStream {
   /** Attempts that failed before the first text. */
   failedAttempts: number;
   /**
-   * The text pieces, the first one holding more than whitespace. Throws a provider_*
-   * DomainError (504 at the deadline) or ClientAbortedError if the stream breaks.
-   * Stopping early (`return()`) aborts the provider's stream.
+   * The answer's pieces: text, and parts of tool calls (put them together with
+   * ToolCallAssembly). The first text piece holds more than whitespace, unless a part of a tool
+   * call came before any such text. Throws a provider_* DomainError (504 at the deadline) or
+   * ClientAbortedError if the stream breaks. Stopping early (`return()`) aborts the provider's stream.
    */
-  pieces: AsyncGenerator<string, void, undefined>;
+  pieces: AsyncGenerator<AnswerPiece, void, undefined>;
   /** The tokens the provider reported so far; complete once `pieces` ended (a member is absent while unreported). */
   usage(): Partial<TokenUsage>;
+  /** Why the model stopped: known once `pieces` ended, when the provider said. */
+  finishReason(): FinishReason | undefined;
 }
 
 export interface ProviderDescription {
@@ -78,13 +85,19 @@ export interface ProviderRegistry {
   has(id: string): boolean;
   defaultModel(id: string): string;
   /**
+   * Throws the invalid_request DomainError (400) `generate` and `stream` would throw before any
+   * call when the provider cannot honour part of the conversation (`provider "anthropic" cannot
+   * honour seed`): a run checks every provider it may call before calling the first.
+   */
+  checkConversation(id: string, conversation: Conversation): void;
+  /**
    * Rejects with a DomainError whose code is provider_* (or invalid_request for an unknown id),
    * or with ClientAbortedError when `call.signal` aborted.
    */
   generate(id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderAnswer>;
   /**
-   * Resolves once the provider's first text arrived, with retries before that exactly
-   * as `generate`; rejects as `generate` does for everything before the first text.
+   * Resolves once the provider's first text (or tool call) arrived, with retries before that
+   * exactly as `generate`; rejects as `generate` does for everything before it.
    */
   stream(id: string, call: ProviderCall, budget: ProviderBudget): Promise<ProviderTextStream>;
 }
@@ -161,7 +174,13 @@ export function createProviderRegistry(
     return provider;
   };
 
+  const checkConversation = (id: string, conversation: Conversation): void => {
+    const refusal = lookup(id).definition.wire.refusal(conversation);
+    if (refusal !== undefined) throw invalidRequest(`provider "${id}" cannot honour ${refusal}`);
+  };
+
   const targetFor = (id: string, call: ProviderCall): { target: AttemptTarget; model: string } => {
+    checkConversation(id, call.conversation);
     const { definition, baseUrl, model } = lookup(id);
     return {
       target: { providerId: id, apiKey: call.apiKey, scrubber: call.scrubber, rejectsKey: definition.rejectsKey, wire: definition.wire, transport, baseUrl },
@@ -178,7 +197,7 @@ export function createProviderRegistry(
     const { target, model } = targetFor(id, call);
     const scope = openCall({ providerId: id, signal: call.signal, deadline: budget.deadline, timeoutMs: budget.timeoutMs }, clock);
     try {
-      const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, system: call.system, user: call.user, output: call.output }));
+      const attempt = kind.traced(tracer, id, model, kind.attempt(target, { model, conversation: call.conversation, output: call.output }));
       const { value, attempts, failedAttempts } = await callWithRetries(scope, attempt, budget.maxRetries ?? maxRetries, clock);
       return { target, model, scope, value, attempts, failedAttempts };
     } catch (error) {
@@ -190,29 +209,31 @@ export function createProviderRegistry(
   return {
     async stream(id, call, budget) {
       const { target, model, scope, value, attempts, failedAttempts } = await attempted(id, call, budget, STREAMED);
-      return { model, attempts, failedAttempts, pieces: streamedPieces(scope, target, value), usage: value.usage };
+      return { model, attempts, failedAttempts, pieces: streamedPieces(scope, target, value), usage: value.usage, finishReason: value.finishReason };
     },
     ids: () => [...ids],
     describe: () => ids.map((id) => ({ id, name: lookup(id).definition.name ?? id, defaultModel: lookup(id).model })),
     has: (id) => providers.has(id),
     defaultModel: (id) => lookup(id).model,
+    checkConversation,
     async generate(id, call, budget) {
       const started = clock.now();
       const { model, scope, value, attempts, failedAttempts } = await attempted(id, call, budget, ANSWERED);
       scope.close();
-      return { text: value.text, usage: value.usage, model, attempts, failedAttempts, durationMs: clock.now() - started };
+      const { text, toolCalls, finishReason, usage } = value;
+      return { text, toolCalls, finishReason, usage, model, attempts, failedAttempts, durationMs: clock.now() - started };
     },
   };
 }
 
 
 /** The stream's pieces inside its call scope: the scope closes when they end, however they end. */
-async function* streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedText): AsyncGenerator<string, void, undefined> {
+async function* streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedText): AsyncGenerator<AnswerPiece, void, undefined> {
   let ended = false;
   try {
-    yield text.first;
+    yield* text.first;
     for (;;) {
-      let next: IteratorResult<string, void>;
+      let next: IteratorResult<AnswerPiece, void>;
       try {
         next = await text.rest.next();
       } catch (error) {

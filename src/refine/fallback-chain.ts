@@ -11,7 +11,7 @@
  */
 import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, DomainError } from '../errors.js';
-import type { ProviderBudget, ProviderCall } from '../providers/index.js';
+import type { Conversation, ProviderBudget, ProviderCall } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import type { ProviderUsage } from '../usage/usage-recorder.js';
@@ -25,8 +25,7 @@ export interface ProviderLink {
 }
 
 export interface ChainCall {
-  system: string;
-  user: string;
+  conversation: Conversation;
   signal: AbortSignal;
   /** Every key of the refine (every link's, the judge's): each provider's error text is scrubbed of all of them. */
   scrubber: SecretScrubber;
@@ -62,7 +61,7 @@ export async function firstAnswer<T extends { failedAttempts: number }>(
       ? { deadline: call.deadline, timeoutMs: links.length === 1 ? call.timeoutMs : undefined, maxRetries: undefined }
       : { deadline: now + Math.floor((call.deadline - now) / (links.length - index)), timeoutMs: undefined, maxRetries: 0 };
     try {
-      const value = await start(link, { apiKey: link.apiKey, scrubber: call.scrubber, model: link.model, system: call.system, user: call.user, signal: call.signal }, budget);
+      const value = await start(link, { apiKey: link.apiKey, scrubber: call.scrubber, model: link.model, conversation: call.conversation, signal: call.signal }, budget);
       usage.tally.addFailedCalls(value.failedAttempts);
       usage.outcome = 'answered';
       return { value, link, usage };

@@ -8,7 +8,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { ProviderRegistry } from '../providers/index.js';
+import { type AnswerPiece, type Conversation, type FinishReason, type ProviderRegistry, singleTurn, type ToolCall, ToolCallAssembly } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
 import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
@@ -31,6 +31,15 @@ export type RunMode = 'stream' | 'collect';
 export interface RunEnd {
   /** The whole result: exactly the concatenation of the pieces, unless `replaced`. */
   response: string;
+  /** The tool calls of the answer that stands (a streamed run shows them only here, at its end). */
+  toolCalls: ToolCall[];
+  /** Why the model of the answer that stands stopped. */
+  finishReason: FinishReason;
+  /**
+   * `skipped` when the text was not the persona's to write: the conversation asked for JSON
+   * (cleaned and scrubbed only), or the answer is only tool calls (no text; no sign-off, no repair).
+   */
+  rules: 'applied' | 'skipped';
   violations: RuleFinding[];
   /** The score of the result (X-Persona-Score): deterministic, with `voice` when judged. */
   score: PersonaScore;
@@ -59,10 +68,13 @@ export interface RefineRun {
   pieces: AsyncGenerator<string, RunEnd, undefined>;
 }
 
-/** A result known at once (the rules provider, a cached answer) as a run: the whole text, then the end. */
-export async function* wholeText(end: Omit<RunEnd, 'replaced' | 'providerMs'>): AsyncGenerator<string, RunEnd, undefined> {
+/** A result known at once, without a model's answer of its own to report (the rules provider, a cached answer). */
+export type KnownResult = Omit<RunEnd, 'replaced' | 'providerMs' | 'toolCalls' | 'finishReason' | 'rules'>;
+
+/** A result known at once as a run: the whole text, then the end. */
+export async function* wholeText(end: KnownResult): AsyncGenerator<string, RunEnd, undefined> {
   if (end.response !== '') yield end.response;
-  return { ...end, replaced: false, providerMs: 0 };
+  return { ...end, toolCalls: [], finishReason: 'stop', rules: 'applied', replaced: false, providerMs: 0 };
 }
 
 export interface RunDependencies {
@@ -80,7 +92,11 @@ export interface RunJob {
   persona: CompiledPersona;
   /** The caller's provider first, then the fallbacks: tried only until the first text arrived. */
   links: ProviderLink[];
-  user: string;
+  /**
+   * What the providers are asked: the persona's instructions (`system`), then the caller's turns.
+   * A refine's is one user message (singleTurn); a repair call is always one, whatever this is.
+   */
+  conversation: Conversation;
   original: PreservedOriginal | undefined;
   signal: AbortSignal;
   /** Removes every link's key (and the judge's) from the answer before anything shows or stores it. */
@@ -89,12 +105,25 @@ export interface RunJob {
   judging?: JudgeJob;
 }
 
-/** What one provider answer is to the run: its text in pieces, the attempts that failed before it, and its usage once the pieces ended. */
+/**
+ * What one provider answer is to the run: its text and tool calls in pieces, the attempts that
+ * failed before it, and its usage and finish reason once the pieces ended.
+ */
 interface AnswerSource {
-  pieces: AsyncIterable<string> | Iterable<string>;
+  pieces: AsyncIterable<AnswerPiece> | Iterable<AnswerPiece>;
   failedAttempts: number;
   usage(): Partial<TokenUsage> | undefined;
+  finishReason(): FinishReason | undefined;
 }
+
+/** An answer through the rules, with why its model stopped. */
+interface Answered {
+  end: StreamEnd;
+  finishReason: FinishReason;
+}
+
+/** A conversation that asks for JSON gets the model's JSON, not the persona's prose. */
+const asksForJson = ({ responseFormat }: Conversation) => responseFormat !== undefined && responseFormat.type !== 'text';
 
 /**
  * Starts the run: resolves once a provider answered (its first text, when streaming),
@@ -103,10 +132,12 @@ interface AnswerSource {
  */
 export async function runThroughProviders(
   { providers, metrics, timeoutMs, usage: recorder, judge, tracer = noTracing, clock = systemClock }: RunDependencies,
-  { accountId, persona, links, user, original, signal, scrubber, judging }: RunJob,
+  { accountId, persona, links, conversation, original, signal, scrubber, judging }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineRun> {
+  // Refused before any call, whichever provider of the chain would have been the one to refuse.
+  for (const link of links) providers.checkConversation(link.provider, conversation);
   const started = performance.now();
   const contributions: ProviderUsage[] = [];
   const settle = (error?: unknown) => {
@@ -121,17 +152,18 @@ export async function runThroughProviders(
     }
   };
   metrics.refinesInFlight.inc();
-  const call: ChainCall = { system: persona.system, user, signal, scrubber, deadline: clock.now() + timeoutMs, timeoutMs };
+  const call: ChainCall = { conversation, signal, scrubber, deadline: clock.now() + timeoutMs, timeoutMs };
   let first: { source: AnswerSource; link: ProviderLink; usage: ProviderUsage };
   try {
     const answered = await firstAnswer<AnswerSource>(
       async (link, providerCall, budget) => {
         if (mode === 'collect') {
           const answer = await providers.generate(link.provider, providerCall, budget);
-          return { pieces: [answer.text], failedAttempts: answer.failedAttempts, usage: () => answer.usage };
+          const toolCalls = answer.toolCalls.map((toolCall, index) => ({ index, ...toolCall }));
+          return { pieces: [answer.text, ...toolCalls], failedAttempts: answer.failedAttempts, usage: () => answer.usage, finishReason: () => answer.finishReason };
         }
         const stream = await providers.stream(link.provider, providerCall, budget);
-        return { pieces: stream.pieces, failedAttempts: stream.failedAttempts, usage: () => stream.usage() };
+        return { pieces: stream.pieces, failedAttempts: stream.failedAttempts, usage: () => stream.usage(), finishReason: () => stream.finishReason() };
       },
       links,
       call,
@@ -143,28 +175,32 @@ export async function runThroughProviders(
     settle(error);
     throw error;
   }
-  const refinement = new StreamRefinement(hasRules(persona.rules) ? persona.rules : undefined, original, scrubber);
+  const rulesApply = !asksForJson(conversation);
+  const refinement = new StreamRefinement(rulesApply && hasRules(persona.rules) ? persona.rules : undefined, original, scrubber);
 
   /**
    * The one repair call, to the provider that answered, inside the same deadline: for the rules'
    * violations and, when judged under `minScore`, the low-rated attributes. Best effort:
    * undefined when it failed, and the caller keeps the better of the two answers.
    */
-  async function repaired(end: StreamEnd, lowVoice: readonly Rating[]): Promise<StreamEnd | undefined> {
+  async function repaired(end: StreamEnd, lowVoice: readonly Rating[]): Promise<Answered | undefined> {
     const span = tracer.start('repair').set('persona_refine.rules.violations', end.violations.length);
     const repairStarted = performance.now();
-    const repair = async (): Promise<StreamEnd> => {
+    const repair = async (): Promise<Answered> => {
       const instructions = [repairInstructions(end.violations, end.response, original), voiceRepairInstructions(lowVoice)].filter((part) => part !== '').join('\n\n');
       const answer = await providers.generate(
         first.link.provider,
-        { apiKey: first.link.apiKey, scrubber, model: first.link.model, system: persona.system, user: `${instructions}\n\n${buildUserMessage(end.response)}`, signal },
+        {
+          apiKey: first.link.apiKey, scrubber, model: first.link.model, signal,
+          conversation: singleTurn(persona.system, `${instructions}\n\n${buildUserMessage(end.response)}`),
+        },
         { deadline: call.deadline, timeoutMs: call.timeoutMs },
       );
       first.usage.tally.addFailedCalls(answer.failedAttempts);
       first.usage.tally.addAnswer(answer.usage);
       const again = new StreamRefinement(persona.rules, original, scrubber);
       again.append(answer.text);
-      return checked(again);
+      return { end: checked(again), finishReason: answer.finishReason };
     };
     try {
       return await tracer.within(span, repair);
@@ -194,21 +230,23 @@ export async function runThroughProviders(
    * Collecting: the answer, judged, and the one repair call when the rules need the model or the
    * judged score is under `minScore`; the repaired answer is judged again, so the score always
    * describes the answer returned, and the better of the two stands (by score when both were
-   * judged, else by violations, the repair's on a tie).
+   * judged, else by violations, the repair's on a tie). An answer with tool calls is not repaired:
+   * a repair rewrites text alone, and its text is only what goes with the calls.
    */
-  async function collected(end: StreamEnd): Promise<{ end: StreamEnd; verdict: JudgeVerdict | undefined }> {
+  async function collected(answer: Answered, calledTools: boolean): Promise<Answered & { verdict: JudgeVerdict | undefined }> {
+    const { end } = answer;
     const verdict = await judged(end.response);
     const underBar = verdict && 'ratings' in verdict && persona.minScore !== undefined && scoreOf(end.violations, original, verdict).score < persona.minScore;
     const lowVoice = underBar ? lowRated(verdict.ratings) : [];
-    if (!needsModelRepair(end.violations) && lowVoice.length === 0) return { end, verdict };
+    if (calledTools || (!needsModelRepair(end.violations) && lowVoice.length === 0)) return { ...answer, verdict };
     const second = await repaired(end, lowVoice);
-    if (second === undefined) return { end, verdict };
-    const secondVerdict = await judged(second.response);
+    if (second === undefined) return { ...answer, verdict };
+    const secondVerdict = await judged(second.end.response);
     const bothRated = verdict && 'ratings' in verdict && secondVerdict && 'ratings' in secondVerdict;
     const better = bothRated
-      ? scoreOf(second.violations, original, secondVerdict).score >= scoreOf(end.violations, original, verdict).score
-      : second.violations.length <= end.violations.length;
-    return better ? { end: second, verdict: secondVerdict } : { end, verdict };
+      ? scoreOf(second.end.violations, original, secondVerdict).score >= scoreOf(end.violations, original, verdict).score
+      : second.end.violations.length <= end.violations.length;
+    return better ? { ...second, verdict: secondVerdict } : { ...answer, verdict };
   }
 
   /** The end of a refinement, as one `rules` span with the count of what the rules could not fix. */
@@ -228,7 +266,14 @@ export async function runThroughProviders(
       first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
     };
     try {
+      let text = '';
+      const toolCalls = new ToolCallAssembly();
       for await (const piece of first.source.pieces) {
+        if (typeof piece !== 'string') {
+          toolCalls.add(piece);
+          continue;
+        }
+        text += piece;
         if (mode === 'collect') {
           refinement.append(piece);
           continue;
@@ -237,18 +282,25 @@ export async function runThroughProviders(
         if (shown !== '') yield shown;
       }
       countAnswer();
-      let end = checked(refinement);
+      const calls = toolCalls.toolCalls();
+      const finishReason = first.source.finishReason() ?? (calls.length > 0 ? 'tool_calls' : 'stop');
+      // An answer of tool calls alone has no text for the rules to write (a sign-off would invent one).
+      const onlyToolCalls = calls.length > 0 && text.trim() === '';
+      let answer: Answered = { end: onlyToolCalls ? { rest: '', response: '', violations: [], replaced: false } : checked(refinement), finishReason };
       let verdict: JudgeVerdict | undefined;
-      if (mode === 'collect') ({ end, verdict } = await collected(end));
+      if (onlyToolCalls) verdict = undefined;
+      else if (mode === 'collect') ({ verdict, ...answer } = await collected(answer, calls.length > 0));
       else {
-        if (end.rest !== '') yield end.rest;
-        verdict = await judged(end.response);
+        if (answer.end.rest !== '') yield answer.end.rest;
+        verdict = await judged(answer.end.response);
       }
+      const { end } = answer;
       const usage = new UsageTally();
       for (const contribution of contributions) usage.addTally(contribution.tally);
       usage.addTally(judgeUsage);
       const result: RunEnd = {
-        response: end.response, violations: end.violations, score: scoreOf(end.violations, original, verdict), ...(verdict ? { judge: verdict } : {}),
+        response: end.response, toolCalls: calls, finishReason: answer.finishReason, rules: rulesApply && !onlyToolCalls ? 'applied' : 'skipped',
+        violations: end.violations, score: scoreOf(end.violations, original, verdict), ...(verdict ? { judge: verdict } : {}),
         usage, replaced: end.replaced, providerMs: performance.now() - started,
       };
       await onEnd(result, first.link);

@@ -14,7 +14,7 @@ import type { CachePolicy } from '../cache/cache-control.js';
 import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { ProviderRegistry } from '../providers/index.js';
+import { type ProviderRegistry, singleTurn } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
@@ -27,7 +27,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
-import { type RefineRun, type RunEnd, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
+import { type KnownResult, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
 import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -66,6 +66,8 @@ export interface RefineResult {
 /** A refine that goes to the providers (or the cache), everything resolved. */
 interface ProviderJob extends RunJob {
   personaId: string;
+  /** The one user message of the conversation, which the cache key covers. */
+  user: string;
 }
 
 export class RefineService {
@@ -162,7 +164,7 @@ export class RefineService {
     judging: JudgeJob | undefined,
     original: PreservedOriginal | undefined,
     result: { response: string; violations: RuleFinding[]; usage: UsageTally },
-  ): Promise<Omit<RunEnd, 'replaced' | 'providerMs'>> {
+  ): Promise<KnownResult> {
     const { response, violations, usage } = result;
     if (!judging) return { ...result, score: scoreOf(violations, original) };
     const { verdict, usage: judgeUsage } = await this.judge.judge(judging, response);
@@ -189,9 +191,10 @@ export class RefineService {
     ];
     const scrubber = new SecretScrubber([...links.map((link) => link.apiKey), ...(judgeTarget ? [judgeTarget.apiKey] : [])]);
     const judging = this.judging(accountId, persona, signal, judgeTarget, scrubber);
+    const user = buildUserMessage(body.content);
     return {
-      accountId, personaId: body.personaId, persona, links, signal, scrubber,
-      user: buildUserMessage(body.content),
+      accountId, personaId: body.personaId, persona, links, signal, scrubber, user,
+      conversation: singleTurn(persona.system, user),
       original: originalFor(persona, body.content),
       ...(judging ? { judging } : {}),
     };

@@ -8,7 +8,7 @@
 import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError, DomainError, invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import type { ProviderRegistry } from '../providers/index.js';
+import { type ProviderRegistry, singleTurn } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
@@ -88,7 +88,7 @@ export class Judge {
     let outcome = 'ok';
     try {
       const call = {
-        apiKey: job.target.apiKey, scrubber: job.scrubber, model, system: judgeSystemMessage(job.persona, rubric), user: judgeUserMessage(text),
+        apiKey: job.target.apiKey, scrubber: job.scrubber, model, conversation: singleTurn(judgeSystemMessage(job.persona, rubric), judgeUserMessage(text)),
         output: ratingsOutput(rubric), signal: job.signal,
       };
       const attributes = rubric.map(({ key }) => key);

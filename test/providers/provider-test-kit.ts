@@ -1,7 +1,7 @@
 /** Shared pieces for the provider tests: realistic caller keys and the checks every test repeats. */
 import { expect } from 'vitest';
 import { DomainError } from '../../src/errors.js';
-import { type ProviderRegistry, type ProviderRegistryOptions, createProviderRegistry } from '../../src/providers/index.js';
+import { type Conversation, type ProviderRegistry, type ProviderRegistryOptions, createProviderRegistry, singleTurn } from '../../src/providers/index.js';
 import { SecretScrubber } from '../../src/providers/secret-scrubber.js';
 import type { FakeProviderServer } from '../fakes/provider-server.js';
 
@@ -35,11 +35,12 @@ export function registryFor(fake: FakeProviderServer, options: ProviderRegistryO
   return createProviderRegistry({ baseUrls, models: { [OPERATOR_ID]: OPERATOR_MODEL } }, options);
 }
 
-export const call = (id: string, extra: { model?: string; signal?: AbortSignal } = {}) => ({
+export const PERSONA_SYSTEM = 'You are Captain Brevity. Rewrite the text in that voice.';
+
+export const call = (id: string, extra: { model?: string; signal?: AbortSignal; conversation?: Conversation } = {}) => ({
   apiKey: keyFor(id),
   scrubber: new SecretScrubber([keyFor(id)]),
-  system: 'You are Captain Brevity. Rewrite the text in that voice.',
-  user: '<text>Our servers will be down for maintenance tonight.</text>',
+  conversation: singleTurn(PERSONA_SYSTEM, '<text>Our servers will be down for maintenance tonight.</text>'),
   ...extra,
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createProviderRegistry } from '../../src/providers/index.js';
+import { createProviderRegistry, singleTurn } from '../../src/providers/index.js';
 import { type FakeProviderServer, type RecordedRequest, startFakeProviderServer } from '../fakes/provider-server.js';
-import { OPERATOR_ID, OPERATOR_MODEL, allIds, call, keyFor, registryFor, within } from './provider-test-kit.js';
+import { OPERATOR_ID, OPERATOR_MODEL, PERSONA_SYSTEM, allIds, call, keyFor, registryFor, within } from './provider-test-kit.js';
 
 let fake: FakeProviderServer;
 beforeAll(async () => {
@@ -10,7 +10,8 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
-const { system, user } = call('openai');
+const system = PERSONA_SYSTEM;
+const user = (call('openai').conversation.messages[0] as { text: string }).text;
 
 async function roundTrip(id: string, model?: string): Promise<RecordedRequest> {
   const answer = await registryFor(fake).generate(id, call(id, { model }), within(5_000));
@@ -60,7 +61,7 @@ describe('what each provider receives', () => {
     const long = 'word '.repeat(40_000);
     const sent = async (model: string) => {
       fake.reset();
-      await registryFor(fake).generate('anthropic', { ...call('anthropic', { model }), user: long }, within(5_000));
+      await registryFor(fake).generate('anthropic', call('anthropic', { model, conversation: singleTurn(system, long) }), within(5_000));
       return (fake.requests[0]!.body as { max_tokens: number }).max_tokens;
     };
     expect(await sent('claude-haiku-4-5')).toBe(64_000);

@@ -21,7 +21,7 @@ const REPLY = 'Ahoy, crew! Café ☕ naïve 日本語 — we sail tonight 🚢.'
 
 async function collect(stream: ProviderTextStream): Promise<string[]> {
   const pieces: string[] = [];
-  for await (const piece of stream.pieces) pieces.push(piece);
+  for await (const piece of stream.pieces) if (typeof piece === 'string') pieces.push(piece);
   return pieces;
 }
 

@@ -62,6 +62,36 @@ export interface Conversation {
 /** Why the model stopped, in OpenAI's words (each wire format maps its own). */
 export type FinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
 
+/**
+ * A part of a tool call as a stream brings it. Parts with the same `index` belong to one call;
+ * indexes are the provider's positions in its answer, so they need not start at 0 or follow
+ * each other. `arguments` pieces are concatenated in order.
+ */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+/** The tool calls of a streamed answer, put together from their deltas in the order they first appeared. */
+export class ToolCallAssembly {
+  private readonly calls = new Map<number, ToolCall>();
+
+  add(delta: ToolCallDelta): void {
+    let call = this.calls.get(delta.index);
+    if (!call) this.calls.set(delta.index, (call = { id: '', name: '', arguments: '' }));
+    if (delta.id !== undefined) call.id = delta.id;
+    if (delta.name !== undefined) call.name += delta.name;
+    if (delta.arguments !== undefined) call.arguments += delta.arguments;
+  }
+
+  /** A call that streamed no arguments took none: `{}`, as a whole answer says it. */
+  toolCalls(): ToolCall[] {
+    return [...this.calls.values()].map((call) => ({ ...call, arguments: call.arguments === '' ? '{}' : call.arguments }));
+  }
+}
+
 /** The conversation of a refine: the persona's instructions and one user message. */
 export function singleTurn(system: string, user: string): Conversation {
   return { system, messages: [{ role: 'user', text: user }] };

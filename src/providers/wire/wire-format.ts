@@ -4,6 +4,8 @@
  * the answer, WHATWG fetch); a wire format is a request template and a parse,
  * a few microseconds. See BENCHMARKS.md for the measurements behind this.
  */
+import type { Conversation, FinishReason, ToolCall, ToolCallDelta } from './conversation.js';
+
 export interface WireRequest {
   /** Appended to the provider's base URL. */
   path: string;
@@ -24,6 +26,10 @@ export interface TokenUsage {
  */
 export interface StreamEvent {
   text?: string;
+  /** Parts of tool calls, after `text` when an event holds both. */
+  toolCalls?: ToolCallDelta[];
+  /** Said once, near the end; the last one said stands. */
+  finishReason?: FinishReason;
   usage?: Partial<TokenUsage>;
   /** The provider's own end-of-answer marker: without it, a stream that stops was cut. */
   end?: true;
@@ -46,16 +52,32 @@ export interface StructuredOutput {
   schema: Record<string, unknown>;
 }
 
+/** What a whole answer says: its text ('' when it is only tool calls), its tool calls and why it stopped. */
+export interface AnswerContent {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+}
+
+/** Reads one stream's events in order: one event's JSON data (or the `[DONE]` sentinel as that string) at a time. */
+export type StreamReader = (data: unknown) => StreamEvent | undefined;
+
 export interface WireFormat {
   /**
-   * `stream`: ask for the answer as server-sent events, read by `streamEvent`.
+   * What of the conversation this API cannot honour, as the member and value that say it
+   * (`response_format json_object`), or undefined when it can honour all of it. The registry
+   * refuses such a conversation before any call; `request` is only given the others.
+   */
+  refusal(conversation: Conversation): string | undefined;
+  /**
+   * `stream`: ask for the answer as server-sent events, read by a `streamReader()`.
    * `output`: ask for JSON of that schema (never streamed), read by `structuredText`.
    */
-  request(apiKey: string, model: string, system: string, user: string, stream?: boolean, output?: StructuredOutput): WireRequest;
-  /** One event's JSON data (or the `[DONE]` sentinel as that string). */
-  streamEvent(data: unknown): StreamEvent | undefined;
-  /** The answer's text; undefined when the JSON is not of the shape this API promises. */
-  text(answer: unknown): string | undefined;
+  request(apiKey: string, model: string, conversation: Conversation, stream?: boolean, output?: StructuredOutput): WireRequest;
+  /** A reader for one stream (some APIs number a stream's tool calls only by what came before). */
+  streamReader(): StreamReader;
+  /** The answer's text and tool calls; undefined when the JSON is not of the shape this API promises. */
+  answer(answer: unknown): AnswerContent | undefined;
   /** The JSON a structured answer holds, as text (still to be parsed and checked against the schema). */
   structuredText(answer: unknown): string | undefined;
   /** The tokens the answer reports; undefined when it reports none. */
