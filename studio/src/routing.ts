@@ -41,6 +41,9 @@ export function useRoute(): Route {
   useEffect(() => {
     const update = () => setRoute(parseRoute(window.location.hash));
     window.addEventListener('hashchange', update);
+    // Effects run after the first paint: an address that changed since the first render fired its
+    // hashchange before anyone listened (a link followed right after sign-in), so read it again.
+    update();
     return () => window.removeEventListener('hashchange', update);
   }, []);
   return route;
