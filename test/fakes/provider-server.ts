@@ -8,6 +8,9 @@
  * What it answers is chosen, first match wins, by: a queued behaviour (`enqueue`), a model
  * named `fake-<mode>` (e.g. `fake-rateLimit`, to pick a failure per request), the default
  * behaviour (`setBehaviour`, initially `ok`).
+ *
+ * Like the real APIs, it refuses with a 400 a conversation whose tool results answer no call
+ * of the assistant turn before them (and, for Anthropic, turns whose roles do not alternate).
  */
 import { EventEmitter } from 'node:events';
 import { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse, createServer } from 'node:http';
@@ -17,6 +20,7 @@ import {
   apiOf, errorAnswer, modelOf, publicBasePath, ratedAttributesOf, structuredRequestOf, structuredSuccessBody, successBody, userTextOf,
 } from './provider-wire-formats.js';
 import { byteHalves, piecesOf, streamScript } from './provider-streams.js';
+import { conversationProblem, type FakeToolCall, withToolCalls } from './provider-tool-calls.js';
 
 export const fakeModes = [
   'ok', // 200 with a reply
@@ -40,8 +44,18 @@ export type FakeMode = (typeof fakeModes)[number];
 
 export interface FakeBehaviour {
   mode: FakeMode;
-  /** ok/slow: the reply text, or a function of the user message. Default: `Rewritten: <user message>`. */
+  /**
+   * ok/slow: the reply text, or a function of the user message. Default: `Rewritten: <user message>`,
+   * or no text when the answer calls tools.
+   */
   reply?: string | ((userText: string) => string);
+  /**
+   * ok/slow: the answer calls these tools (after its text, if `reply` gives one), in the provider's
+   * wire format, whole or streamed (a call's arguments in `pieceChars` pieces), with its finish reason.
+   */
+  toolCalls?: FakeToolCall[];
+  /** ok/slow: the answer stopped at the output token limit (finish reason `length` in OpenAI's words). */
+  truncated?: boolean;
   /** Error modes (streamError too): replaces the provider's default error message (e.g. to echo a key). */
   message?: string;
   /** rateLimit: the wait asked for, in seconds. Default 1. */
@@ -182,7 +196,7 @@ function send(res: ServerResponse, answer: WireAnswer): void {
 const pause = (ms: number) => new Promise<void>((resolve) => (ms > 0 ? setTimeout(resolve, ms) : setImmediate(resolve)));
 
 function replyText(behaviour: FakeBehaviour, userText: string): string {
-  const reply = behaviour.reply ?? ((text: string) => `Rewritten: ${text}`);
+  const reply = behaviour.reply ?? (behaviour.toolCalls?.length ? '' : (text: string) => `Rewritten: ${text}`);
   return typeof reply === 'function' ? reply(userText) : reply;
 }
 
@@ -190,9 +204,10 @@ function replyText(behaviour: FakeBehaviour, userText: string): string {
 async function streamAnswer(res: ServerResponse, api: WireApi, provider: string, model: string, userText: string, behaviour: FakeBehaviour, body: unknown): Promise<void> {
   const pieces = behaviour.pieces ?? piecesOf(replyText(behaviour, userText), behaviour.pieceChars ?? 3);
   const askedForUsage = (body as { stream_options?: { include_usage?: unknown } }).stream_options?.include_usage === true;
-  const script = streamScript(api, provider, model, userText, pieces, askedForUsage, behaviour.message);
+  const shape = { toolCalls: behaviour.toolCalls, truncated: behaviour.truncated };
+  const script = streamScript(api, provider, model, userText, pieces, askedForUsage, behaviour.message, shape, behaviour.pieceChars ?? 3);
   const failing = behaviour.mode === 'streamError' || behaviour.mode === 'streamCut' || behaviour.mode === 'streamStall';
-  const sent = failing ? script.pieces.slice(0, Math.min(behaviour.failAfterPieces ?? 2, pieces.length - 1)) : script.pieces;
+  const sent = failing ? script.pieces.slice(0, Math.min(behaviour.failAfterPieces ?? 2, script.pieces.length - 1)) : script.pieces;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const write = async (text: string) => {
     if (behaviour.wholeEvents) {
@@ -312,6 +327,11 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
       send(res, errorAnswer(provider, 'badRequest', { key, message: 'anthropic-version: header is required', retryAfterSeconds: 1, retryAfterHeader: 'none' }));
       return;
     }
+    const problem = conversationProblem(api, body);
+    if (problem !== undefined) {
+      send(res, errorAnswer(provider, 'badRequest', { key, message: problem, retryAfterSeconds: 1, retryAfterHeader: 'none' }));
+      return;
+    }
     if (stream && ['ok', 'slow', 'streamError', 'streamCut', 'streamStall'].includes(behaviour.mode)) {
       await streamAnswer(res, api, provider, model, userText, behaviour, body);
       return;
@@ -336,7 +356,9 @@ export async function startFakeProviderServer(options: FakeProviderOptions = {})
           send(res, { status: 200, body: structuredSuccessBody(api, model, userText, value, structured.toolName) });
           return;
         }
-        send(res, { status: 200, body: successBody(api, model, userText, replyText(behaviour, userText), { omitUsage: behaviour.omitUsage }) });
+        const text = replyText(behaviour, userText);
+        const answer = successBody(api, model, userText, text, { omitUsage: behaviour.omitUsage }) as Record<string, unknown>;
+        send(res, { status: 200, body: withToolCalls(api, answer, text, behaviour) });
       }
     }
   }
