@@ -62,8 +62,11 @@ export async function readCapped(response: Response, limitBytes: number): Promis
 export function errorFromResponse(response: Response, text: string): PersonaRefineError {
   let message = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}`;
   try {
-    const body = JSON.parse(text) as { message?: unknown } | null;
+    const body = JSON.parse(text) as { message?: unknown; error?: unknown } | null;
+    // The OpenAI-compatible routes answer OpenAI's error body, `{ error: { message, type, param, code } }`.
+    const nested = typeof body?.error === 'object' && body.error !== null ? (body.error as { message?: unknown }).message : undefined;
     if (typeof body?.message === 'string') message = body.message;
+    else if (typeof nested === 'string') message = nested;
   } catch {
     // Not our JSON error body (a proxy's HTML page, say): the status line is the best message.
   }

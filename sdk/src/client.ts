@@ -1,6 +1,9 @@
 /** The entry point: `new PersonaRefine({ apiKey, baseUrl })`. */
 import { DEFAULT_MAX_ANSWER_BYTES } from './answer.js';
 import { Audit } from './audit.js';
+import { type ChatResult, chatRequest, chatResult } from './chat.js';
+import { ChatStream } from './chat-stream.js';
+import type { ChatInput, ChatStreamInput } from './chat-types.js';
 import { PersonaRefineError } from './errors.js';
 import { checkApiKey, checkProviderKeys } from './key-check.js';
 import { Evaluations } from './evals.js';
@@ -108,6 +111,28 @@ export class PersonaRefine {
   refineStream(input: RefineStreamInput, options?: PostOptions): RefineStream {
     checkProviderKeys(input);
     return new RefineStream(this.transport, input, options);
+  }
+
+  /**
+   * A completion in the persona's voice, in one provider call when the answer keeps the persona's
+   * rules: POST /v1/chat/completions with `model` as `provider/model`, the persona's instructions
+   * before your messages, then its rules on the final text. Answers OpenAI's Chat Completions body,
+   * with the persona headers (`personaVersion`, `score`, `violations`, `rules`, `providerCalls`,
+   * `provider`, `requestId`) not enumerable.
+   */
+  async chat(input: ChatInput, options?: PostOptions): Promise<ChatResult> {
+    const answer = await this.transport.call<unknown>(chatRequest(input, false), options);
+    return chatResult(answer.body, answer.headers);
+  }
+
+  /**
+   * `chat`, streamed: `for await` gives OpenAI's chunks as they come, `await stream.result` the
+   * completion they add up to. Nothing is sent until the loop starts; leaving it early (or
+   * aborting `signal`) closes the connection, which stops the provider. Retried like `chat` until
+   * the first chunk that shows something, never after.
+   */
+  chatStream(input: ChatStreamInput, options?: PostOptions): ChatStream {
+    return new ChatStream(this.transport, input, options);
   }
 
   /** The providers this instance can call, operator-declared ones and `rules` included, and whether each needs a key. */

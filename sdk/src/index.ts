@@ -1,6 +1,25 @@
 export { PersonaRefine, type PersonaRefineOptions, type RefineOptions, DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS } from './client.js';
 export { AnswerTooLargeError, PermissionError, PersonaRefineError, PreconditionFailedError, type ErrorKind, type ErrorSource } from './errors.js';
 export type { RefineStream, RefineStreamInput, RefineStreamResult } from './refine-stream.js';
+export type { ChatPersonaHeaders, ChatResult } from './chat.js';
+export type { ChatStream, ChatStreamResult } from './chat-stream.js';
+export type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatContent,
+  ChatFinishReason,
+  ChatInput,
+  ChatMessage,
+  ChatOptions,
+  ChatResponseFormat,
+  ChatStreamInput,
+  ChatTextPart,
+  ChatTool,
+  ChatToolCall,
+  ChatToolCallDelta,
+  ChatToolChoice,
+  ChatUsage,
+} from './chat-types.js';
 export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';

@@ -5,7 +5,7 @@
 import type { RefineResult } from './types.js';
 
 /** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`. */
-function parseViolations(header: string | null): Record<string, number> {
+export function parseViolations(header: string | null): Record<string, number> {
   const violations: Record<string, number> = {};
   for (const pair of (header ?? '').split(',')) {
     const [rule, count] = pair.split('=');
@@ -15,7 +15,7 @@ function parseViolations(header: string | null): Record<string, number> {
 }
 
 /** `input_tokens=12, output_tokens=8, provider_calls=1` → `{ inputTokens: 12, outputTokens: 8, providerCalls: 1 }`; absent members stay absent. */
-function parseUsage(header: string | null): RefineResult['usage'] {
+export function parseUsage(header: string | null): RefineResult['usage'] {
   const members: Record<string, number> = {};
   for (const pair of (header ?? '').split(',')) {
     const [name, value] = pair.split('=');
@@ -29,7 +29,7 @@ function parseUsage(header: string | null): RefineResult['usage'] {
 }
 
 /** `anthropic/claude-haiku-4-5` → `{ id: 'anthropic', model: 'claude-haiku-4-5' }`; models may contain `/` themselves. */
-function parseProvider(header: string | null): RefineResult['provider'] {
+export function parseProvider(header: string | null): RefineResult['provider'] {
   const value = header ?? '';
   const slash = value.indexOf('/');
   return slash === -1 ? { id: value } : { id: value.slice(0, slash), model: value.slice(slash + 1) };
@@ -43,7 +43,7 @@ function parseCache(headers: Headers): RefineResult['cache'] {
 }
 
 /** `87` → 87; absent or not a whole number 0–100 → undefined. */
-function parseScore(header: string | null): number | undefined {
+export function parseScore(header: string | null): number | undefined {
   if (header === null || !/^\s*\d{1,3}\s*$/.test(header)) return undefined;
   const score = Number(header);
   return score <= 100 ? score : undefined;
