@@ -4,7 +4,7 @@
  * operator config (ProviderOverrides); the key and an optional model come from the call.
  */
 import { DomainError, invalidRequest } from '../errors.js';
-import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type Prompt, type ProviderFailure, type ProviderText } from './attempt.js';
+import { type Attempt, type AttemptTarget, answerAttempt, connectionFailure, type Prompt, type ProviderText } from './attempt.js';
 import { builtInProviders } from './built-in-providers.js';
 import { openAICompatible } from './openai-compatible.js';
 import { findProviderConfigProblem, operatorProviderIds, type ProviderOverrides } from './provider-config.js';

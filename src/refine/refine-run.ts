@@ -8,9 +8,8 @@
 import { type Clock, systemClock } from '../clock.js';
 import { ClientAbortedError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
-import { type AnswerPiece, type Conversation, type FinishReason, type ProviderRegistry, singleTurn, type ToolCall, ToolCallAssembly } from '../providers/index.js';
+import { type Conversation, type FinishReason, type ProviderRegistry, singleTurn, type ToolCall, ToolCallAssembly } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
-import type { TokenUsage } from '../providers/wire/wire-format.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { hasRules, needsModelRepair, repairInstructions, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { Judge, JudgeJob } from '../scoring/judge.js';
@@ -20,6 +19,7 @@ import { lowRated, voiceRepairInstructions } from '../scoring/voice-repair.js';
 import { errorType, noTracing, type Tracer } from '../tracing/tracer.js';
 import type { ProviderUsage, UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
+import { type AnswerSource, answerSource } from './answer-source.js';
 import type { CompiledPersona } from './compiled-personas.js';
 import { type ChainCall, firstAnswer, type ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
@@ -105,17 +105,6 @@ export interface RunJob {
   judging?: JudgeJob;
 }
 
-/**
- * What one provider answer is to the run: its text and tool calls in pieces, the attempts that
- * failed before it, and its usage and finish reason once the pieces ended.
- */
-interface AnswerSource {
-  pieces: AsyncIterable<AnswerPiece> | Iterable<AnswerPiece>;
-  failedAttempts: number;
-  usage(): Partial<TokenUsage> | undefined;
-  finishReason(): FinishReason | undefined;
-}
-
 /** An answer through the rules, with why its model stopped. */
 interface Answered {
   end: StreamEnd;
@@ -155,21 +144,7 @@ export async function runThroughProviders(
   const call: ChainCall = { conversation, signal, scrubber, deadline: clock.now() + timeoutMs, timeoutMs };
   let first: { source: AnswerSource; link: ProviderLink; usage: ProviderUsage };
   try {
-    const answered = await firstAnswer<AnswerSource>(
-      async (link, providerCall, budget) => {
-        if (mode === 'collect') {
-          const answer = await providers.generate(link.provider, providerCall, budget);
-          const toolCalls = answer.toolCalls.map((toolCall, index) => ({ index, ...toolCall }));
-          return { pieces: [answer.text, ...toolCalls], failedAttempts: answer.failedAttempts, usage: () => answer.usage, finishReason: () => answer.finishReason };
-        }
-        const stream = await providers.stream(link.provider, providerCall, budget);
-        return { pieces: stream.pieces, failedAttempts: stream.failedAttempts, usage: () => stream.usage(), finishReason: () => stream.finishReason() };
-      },
-      links,
-      call,
-      contributions,
-      clock,
-    );
+    const answered = await firstAnswer(answerSource(providers, mode), links, call, contributions, clock);
     first = { source: answered.value, link: answered.link, usage: answered.usage };
   } catch (error) {
     settle(error);

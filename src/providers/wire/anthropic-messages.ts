@@ -1,5 +1,5 @@
-import type { Conversation, ConversationMessage, FinishReason, ToolCall, ToolChoice } from './conversation.js';
-import { isRecord, tokenUsage, USER_AGENT, type StreamEvent, type WireFormat } from './wire-format.js';
+import { type Conversation, type ConversationMessage, type FinishReason, systemTexts, type ToolCall, type ToolChoice } from './conversation.js';
+import { definedMembers, isRecord, tokenUsage, USER_AGENT, type StreamEvent, type WireFormat } from './wire-format.js';
 
 /**
  * The most output tokens a Claude model accepts. Anthropic requires
@@ -84,10 +84,6 @@ function anthropicTurns(messages: ConversationMessage[]): unknown[] {
     content.length === 1 && content[0]?.type === 'text' ? { role, content: content[0].text } : { role, content });
 }
 
-/** The persona's instructions, then the caller's system messages in their order. */
-const systemText = ({ system, messages }: Conversation) =>
-  [system, ...messages.flatMap((message) => (message.role === 'system' ? [message.text] : []))].join('\n\n');
-
 const textLength = ({ messages }: Conversation) => messages.reduce((sum, message) => sum + message.text.length, 0);
 
 function toolChoice(choice: ToolChoice): unknown {
@@ -95,7 +91,6 @@ function toolChoice(choice: ToolChoice): unknown {
   return { type: choice === 'required' ? 'any' : choice };
 }
 
-const defined = (members: Record<string, unknown>) => Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
 
 /**
  * What Anthropic cannot do: a response format other than text (it has no JSON mode; the forced
@@ -130,16 +125,16 @@ export const anthropicMessages: WireFormat = {
       body: JSON.stringify({
         model,
         max_tokens: sampling?.maxTokens ?? maxTokens(model, textLength(conversation), output !== undefined),
-        system: systemText(conversation),
+        system: systemTexts(conversation).join('\n\n'),
         messages: anthropicTurns(conversation.messages),
         ...(stream ? { stream: true } : {}),
         ...(output
           ? { tools: [{ name: output.name, description: output.description, input_schema: output.schema }], tool_choice: { type: 'tool', name: output.name } }
           : {}),
         ...(!output && tools && tools.length > 0
-          ? { tools: tools.map((tool) => defined({ name: tool.name, description: tool.description, input_schema: tool.parameters ?? { type: 'object', properties: {} } })) }
+          ? { tools: tools.map((tool) => definedMembers({ name: tool.name, description: tool.description, input_schema: tool.parameters ?? { type: 'object', properties: {} } })) }
           : {}),
-        ...defined({
+        ...definedMembers({
           tool_choice: output || conversation.toolChoice === undefined ? undefined : toolChoice(conversation.toolChoice),
           temperature: sampling?.temperature,
           top_p: sampling?.topP,

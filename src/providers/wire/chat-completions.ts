@@ -1,5 +1,5 @@
 import type { ConversationMessage, FinishReason, ResponseFormat, ToolCall, ToolCallDelta } from './conversation.js';
-import { type AnswerContent, isRecord, type StreamEvent, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
+import { type AnswerContent, definedMembers, isRecord, type StreamEvent, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /** The HTTP status a streamed Chat Completions error stands for (some servers put it in `code`). */
 function statusOf(error: Record<string, unknown>): number {
@@ -80,7 +80,6 @@ function responseFormat(format: ResponseFormat): unknown {
   return { type: 'json_schema', json_schema: { name, ...(description === undefined ? {} : { description }), schema, ...(strict === undefined ? {} : { strict }) } };
 }
 
-const defined = (members: Record<string, unknown>) => Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
 
 /** What differs between the servers that speak Chat Completions. */
 interface ChatDialect {
@@ -115,11 +114,11 @@ function chatCompletionsFormat({ askForStreamUsage, mistral }: ChatDialect): Wir
             ? {
                 tools: tools.map((tool) => ({
                   type: 'function',
-                  function: defined({ name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict }),
+                  function: definedMembers({ name: tool.name, description: tool.description, parameters: tool.parameters, strict: tool.strict }),
                 })),
               }
             : {}),
-          ...defined({
+          ...definedMembers({
             tool_choice: toolChoice === undefined ? undefined : typeof toolChoice === 'string' ? toolChoice : { type: 'function', function: { name: toolChoice.name } },
             response_format: output
               ? { type: 'json_schema', json_schema: { name: output.name, description: output.description, schema: output.schema, strict: true } }

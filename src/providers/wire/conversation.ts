@@ -92,6 +92,10 @@ export class ToolCallAssembly {
   }
 }
 
+/** The persona's instructions, then the caller's system messages in their order: for APIs that take all of them in one place. */
+export const systemTexts = ({ system, messages }: Conversation): string[] =>
+  [system, ...messages.flatMap((message) => (message.role === 'system' ? [message.text] : []))];
+
 /** The conversation of a refine: the persona's instructions and one user message. */
 export function singleTurn(system: string, user: string): Conversation {
   return { system, messages: [{ role: 'user', text: user }] };

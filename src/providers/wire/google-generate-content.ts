@@ -1,5 +1,5 @@
-import type { Conversation, ConversationMessage, FinishReason, ToolCall, ToolChoice } from './conversation.js';
-import { isRecord, type StreamEvent, type StructuredOutput, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
+import { type Conversation, type ConversationMessage, type FinishReason, systemTexts, type ToolCall, type ToolChoice } from './conversation.js';
+import { definedMembers, isRecord, type StreamEvent, type StructuredOutput, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /**
  * Gemini's `responseSchema` is an OpenAPI subset: upper-case type names, and no
@@ -108,7 +108,6 @@ function toolConfig(choice: ToolChoice): unknown {
   return { functionCallingConfig: { mode: choice === 'required' ? 'ANY' : choice.toUpperCase() } };
 }
 
-const defined = (members: Record<string, unknown>) => Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
 
 function generationConfig({ sampling, responseFormat }: Conversation, output: StructuredOutput | undefined): Record<string, unknown> {
   const format =
@@ -116,7 +115,7 @@ function generationConfig({ sampling, responseFormat }: Conversation, output: St
     : responseFormat?.type === 'json_object' ? { responseMimeType: 'application/json' }
     : responseFormat?.type === 'json_schema' ? { responseMimeType: 'application/json', responseJsonSchema: responseFormat.schema }
     : {};
-  return defined({
+  return definedMembers({
     temperature: sampling?.temperature, topP: sampling?.topP, maxOutputTokens: sampling?.maxTokens, stopSequences: sampling?.stop, seed: sampling?.seed, ...format,
   });
 }
@@ -159,15 +158,14 @@ export const googleGenerateContent: WireFormat = {
   request: (apiKey, model, conversation, stream = false, output) => {
     const { tools, toolChoice } = conversation;
     const config = generationConfig(conversation, output);
-    const systemTexts = [conversation.system, ...conversation.messages.flatMap((message) => (message.role === 'system' ? [message.text] : []))];
     return {
       path: `/models/${encodeURIComponent(model)}:${stream ? 'streamGenerateContent?alt=sse' : 'generateContent'}`,
       headers: { 'x-goog-api-key': apiKey, 'content-type': 'application/json', 'user-agent': USER_AGENT },
       body: JSON.stringify({
-        systemInstruction: { parts: systemTexts.map((text) => ({ text })) },
+        systemInstruction: { parts: systemTexts(conversation).map((text) => ({ text })) },
         contents: geminiContents(conversation.messages),
         ...(tools && tools.length > 0
-          ? { tools: [{ functionDeclarations: tools.map((tool) => defined({ name: tool.name, description: tool.description, parametersJsonSchema: tool.parameters })) }] }
+          ? { tools: [{ functionDeclarations: tools.map((tool) => definedMembers({ name: tool.name, description: tool.description, parametersJsonSchema: tool.parameters })) }] }
           : {}),
         ...(toolChoice === undefined ? {} : { toolConfig: toolConfig(toolChoice) }),
         ...(Object.keys(config).length > 0 ? { generationConfig: config } : {}),

@@ -1,5 +1,5 @@
 import type { Conversation, ConversationMessage, FinishReason, ResponseFormat, ToolCall, ToolChoice } from './conversation.js';
-import { type AnswerContent, isRecord, type StreamEvent, type StreamReader, type StructuredOutput, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
+import { type AnswerContent, definedMembers, isRecord, type StreamEvent, type StreamReader, type StructuredOutput, tokenUsage, USER_AGENT, type WireFormat } from './wire-format.js';
 
 /** The HTTP status an OpenAI error code stands for, so a streamed error is classified like an answered one. */
 function statusOfCode(code: unknown): number {
@@ -70,8 +70,6 @@ function textFormat(format: ResponseFormat | undefined, output: StructuredOutput
   return { format: { type: 'json_schema', name, ...(description === undefined ? {} : { description }), schema, ...(strict === undefined ? {} : { strict }) } };
 }
 
-/** Members whose value is set, so an absent one stays out of the body. */
-const defined = (members: Record<string, unknown>) => Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
 
 /**
  * Reads a stream: text deltas, and function calls from `response.output_item.added` (id, name)
@@ -135,12 +133,12 @@ export const openAIResponses: WireFormat = {
       ...(stream ? { stream: true } : {}),
       ...(conversation.tools && conversation.tools.length > 0
         ? {
-            tools: conversation.tools.map((tool) => defined({
+            tools: conversation.tools.map((tool) => definedMembers({
               type: 'function', name: tool.name, description: tool.description, parameters: tool.parameters ?? { type: 'object', properties: {} }, strict: tool.strict ?? false,
             })),
           }
         : {}),
-      ...defined({
+      ...definedMembers({
         tool_choice: conversation.toolChoice && toolChoice(conversation.toolChoice),
         text: textFormat(conversation.responseFormat, output),
         temperature: conversation.sampling?.temperature,

@@ -102,4 +102,7 @@ export function tokenUsage(input: unknown, output: unknown): TokenUsage | undefi
 
 export const USER_AGENT = 'persona-refine/1';
 
+/** The members whose value is set: a conversation's absent member stays out of the request, for the provider's default. */
+export const definedMembers = (members: Record<string, unknown>) => Object.fromEntries(Object.entries(members).filter(([, value]) => value !== undefined));
+
 export { isJsonObject as isRecord } from '../../json-object.js';
