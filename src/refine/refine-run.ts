@@ -241,14 +241,14 @@ export async function runThroughProviders(
       first.usage.durationMs = performance.now() - (first.usage.startedAt ?? started);
     };
     try {
-      let text = '';
+      let saidSomething = false;
       const toolCalls = new ToolCallAssembly();
       for await (const piece of first.source.pieces) {
         if (typeof piece !== 'string') {
           toolCalls.add(piece);
           continue;
         }
-        text += piece;
+        saidSomething ||= piece.trim() !== '';
         if (mode === 'collect') {
           refinement.append(piece);
           continue;
@@ -260,7 +260,7 @@ export async function runThroughProviders(
       const calls = toolCalls.toolCalls();
       const finishReason = first.source.finishReason() ?? (calls.length > 0 ? 'tool_calls' : 'stop');
       // An answer of tool calls alone has no text for the rules to write (a sign-off would invent one).
-      const onlyToolCalls = calls.length > 0 && text.trim() === '';
+      const onlyToolCalls = calls.length > 0 && !saidSomething;
       let answer: Answered = { end: onlyToolCalls ? { rest: '', response: '', violations: [], replaced: false } : checked(refinement), finishReason };
       let verdict: JudgeVerdict | undefined;
       if (onlyToolCalls) verdict = undefined;

@@ -177,6 +177,18 @@ describe('a whole conversation on the wire', () => {
     expect((body as { contents: unknown[] }).contents[2]).toEqual({ role: 'user', parts: [{ functionResponse: { name: 'get_weather', response: { content: 'sunny' } } }] });
   });
 
+  it('anthropic and google: an assistant turn with neither text nor calls is left out (both refuse empty content)', async () => {
+    const silent: Conversation = {
+      system: PERSONA_SYSTEM,
+      messages: [{ role: 'user', text: 'Hello?' }, { role: 'assistant', text: '' }, { role: 'user', text: 'Anyone there?' }],
+    };
+    expect((await sent('anthropic', silent)).body).toMatchObject({
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }, { type: 'text', text: 'Anyone there?' }] }],
+    });
+    fake.reset();
+    expect((await sent('google', silent)).body).toMatchObject({ contents: [{ role: 'user', parts: [{ text: 'Hello?' }, { text: 'Anyone there?' }] }] });
+  });
+
   it('a streamed request carries the same conversation, asking for a stream', async () => {
     for (const id of ['openai', 'groq', 'anthropic', 'google']) {
       fake.reset();

@@ -58,6 +58,8 @@ function inputOf(call: ToolCall): Record<string, unknown> | undefined {
 function anthropicTurns(messages: ConversationMessage[]): unknown[] {
   const turns: Turn[] = [];
   const add = (role: Turn['role'], blocks: Block[]) => {
+    // An assistant turn with neither text nor calls says nothing, and Anthropic refuses empty content.
+    if (blocks.length === 0) return;
     const last = turns.at(-1);
     if (last?.role === role) last.content.push(...blocks);
     else turns.push({ role, content: blocks });

@@ -79,6 +79,8 @@ function functionNameOf(messages: ConversationMessage[], upTo: number, toolCallI
 function geminiContents(messages: ConversationMessage[]): Content[] {
   const contents: Content[] = [];
   const add = (role: Content['role'], parts: Part[]) => {
+    // A model turn with neither text nor calls says nothing, and Gemini refuses a content without parts.
+    if (parts.length === 0) return;
     const last = contents.at(-1);
     if (last?.role === role) last.parts.push(...parts);
     else contents.push({ role, parts });

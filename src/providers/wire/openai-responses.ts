@@ -99,7 +99,8 @@ function responsesStreamReader(): StreamReader {
       case 'response.incomplete': {
         const response = isRecord(data.response) ? data.response : {};
         const usage = responseUsage(response);
-        return { ...(usage ? { usage } : {}), finishReason: finishReasonOf(response, calledTools), end: true };
+        const called = calledTools || (outputContent(response)?.toolCalls.length ?? 0) > 0;
+        return { ...(usage ? { usage } : {}), finishReason: finishReasonOf(response, called), end: true };
       }
       case 'response.failed': {
         const error = isRecord(data.response) && isRecord(data.response.error) ? data.response.error : { message: 'response failed' };
