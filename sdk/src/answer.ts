@@ -72,7 +72,8 @@ export function errorFromResponse(response: Response, text: string): PersonaRefi
   }
   const init = {
     message,
-    source: response.headers.get('x-error-source') === 'provider' ? ('provider' as const) : ('service' as const),
+    // A provider's failure says so in X-Error-Source and by its message's start (`provider "<id>" …`).
+    source: response.headers.get('x-error-source') === 'provider' || message.startsWith('provider "') ? ('provider' as const) : ('service' as const),
     requestId: requestIdOf(response),
     retryAfter: parseRetryAfter(response.headers.get('retry-after')),
   };
