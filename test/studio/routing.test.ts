@@ -25,17 +25,14 @@ describe.skipIf(!chromiumAvailable)('Persona Studio routes', () => {
       const { page } = studio;
       // Signed in from the session, and the hash moved by a mutation observer: its callback runs as a
       // microtask right after the workspace's first render is in the DOM, before Preact runs effects.
-      await page.addInitScript(
-        ([name, key]) => {
-          sessionStorage.setItem(name, key);
-          new MutationObserver((_records, observer) => {
-            if (![...document.querySelectorAll('h1, h2')].some((heading) => heading.textContent === 'Your personas')) return;
-            observer.disconnect();
-            location.hash = '#/keys';
-          }).observe(document, { childList: true, subtree: true, characterData: true });
-        },
-        [SESSION_KEY_NAME, server.key] as const,
-      );
+      await page.addInitScript(`
+        sessionStorage.setItem(${JSON.stringify(SESSION_KEY_NAME)}, ${JSON.stringify(server.key)});
+        new MutationObserver((_records, observer) => {
+          if (![...document.querySelectorAll('h1, h2')].some((heading) => heading.textContent === 'Your personas')) return;
+          observer.disconnect();
+          location.hash = '#/keys';
+        }).observe(document, { childList: true, subtree: true, characterData: true });
+      `);
       await page.reload();
       await page.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
       expect(new URL(page.url()).hash).toBe('#/keys');
