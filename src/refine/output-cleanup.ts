@@ -191,3 +191,37 @@ function stripWholeQuotes(text: string): string {
   // Any further quote mark means several quoted spans (`"Hi," she said, "bye"`), not one.
   return quotesInside.includes(open) || quotesInside.includes(close) ? text : inner;
 }
+
+/**
+ * How an answer's wrappers are removed, whole and as a stream sees them: what a stream needs to
+ * show only text the whole cleanup keeps (see StreamRefinement).
+ */
+export interface AnswerCleanup {
+  /** The whole answer, cleaned. */
+  whole(text: string): string;
+  /** Whether no continuation of a stream's start can change how that start is cleaned. */
+  settled(text: string): boolean;
+  /** Where the answer proper begins in a settled start. */
+  start(text: string): number;
+  /** The cleanup of a later part of the answer, once the start is settled: only its end changes. */
+  end(text: string): string;
+  /** Where something the cleanup would remove if nothing followed may be starting at the end of `text`. */
+  closingStart(text: string): number;
+}
+
+/** A rewrite's answer, as models wrap it despite being told not to (a refine, a repair). */
+export const rewriteCleanup: AnswerCleanup = {
+  whole: cleanModelOutput, settled: cleanupSettled, start: answerStart, end: cleanAnswerEnd, closingStart: closingElementStart,
+};
+
+/**
+ * A generated answer (a chat completion's) is the model's own: an answer that is one code
+ * block or one quotation is meant as such, so nothing is unwrapped; only the blanks around it go.
+ */
+export const generatedCleanup: AnswerCleanup = {
+  whole: (text) => text.trim(),
+  settled: (text) => text.trim() !== '',
+  start: (text) => text.length - text.trimStart().length,
+  end: (text) => text.trimEnd(),
+  closingStart: (text) => text.length,
+};

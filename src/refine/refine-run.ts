@@ -22,6 +22,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import { type AnswerSource, answerSource } from './answer-source.js';
 import type { CompiledPersona } from './compiled-personas.js';
 import { type ChainCall, firstAnswer, type ProviderLink } from './fallback-chain.js';
+import { generatedCleanup, rewriteCleanup } from './output-cleanup.js';
 import { buildUserMessage } from './prompt.js';
 import { type StreamEnd, StreamRefinement } from './stream-refinement.js';
 
@@ -97,6 +98,11 @@ export interface RunJob {
    * A refine's is one user message (singleTurn); a repair call is always one, whatever this is.
    */
   conversation: Conversation;
+  /**
+   * `generated`: the answer is the model's own (a chat completion's), kept as written but for the
+   * blanks around it, its repair's too. By default it is a rewrite, unwrapped of what models wrap rewrites in.
+   */
+  answerKind?: 'rewrite' | 'generated';
   original: PreservedOriginal | undefined;
   signal: AbortSignal;
   /** Removes every link's key (and the judge's) from the answer before anything shows or stores it. */
@@ -121,7 +127,7 @@ const asksForJson = ({ responseFormat }: Conversation) => responseFormat !== und
  */
 export async function runThroughProviders(
   { providers, metrics, timeoutMs, usage: recorder, judge, tracer = noTracing, clock = systemClock }: RunDependencies,
-  { accountId, persona, links, conversation, original, signal, scrubber, judging }: RunJob,
+  { accountId, persona, links, conversation, answerKind = 'rewrite', original, signal, scrubber, judging }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineRun> {
@@ -151,7 +157,8 @@ export async function runThroughProviders(
     throw error;
   }
   const rulesApply = !asksForJson(conversation);
-  const refinement = new StreamRefinement(rulesApply && hasRules(persona.rules) ? persona.rules : undefined, original, scrubber);
+  const cleanup = answerKind === 'generated' ? generatedCleanup : rewriteCleanup;
+  const refinement = new StreamRefinement(rulesApply && hasRules(persona.rules) ? persona.rules : undefined, original, scrubber, cleanup);
 
   /**
    * The one repair call, to the provider that answered, inside the same deadline: for the rules'
@@ -173,7 +180,7 @@ export async function runThroughProviders(
       );
       first.usage.tally.addFailedCalls(answer.failedAttempts);
       first.usage.tally.addAnswer(answer.usage);
-      const again = new StreamRefinement(persona.rules, original, scrubber);
+      const again = new StreamRefinement(persona.rules, original, scrubber, cleanup);
       again.append(answer.text);
       return { end: checked(again), finishReason: answer.finishReason };
     };

@@ -24,7 +24,7 @@
  */
 import { applyWordFixes, changesText, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
-import { answerStart, cleanAnswerEnd, cleanModelOutput, cleanupSettled, closingElementStart } from './output-cleanup.js';
+import { type AnswerCleanup, rewriteCleanup } from './output-cleanup.js';
 
 export interface StreamEnd {
   /** The text not shown yet, the sign-off included ('' when replaced). */
@@ -77,6 +77,8 @@ export class StreamRefinement {
     private readonly original?: PreservedOriginal,
     /** The request's provider keys, removed from the answer like from any provider text. */
     private readonly scrubber?: SecretScrubber,
+    /** What is unwrapped: a rewrite's wrappers by default; a generated answer keeps its own. */
+    private readonly cleanup: AnswerCleanup = rewriteCleanup,
   ) {
     if (rules === undefined || !changesText(rules)) return;
     const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
@@ -106,7 +108,7 @@ export class StreamRefinement {
 
   /** The answer is complete: the rest of the text, and what the whole refine returns. */
   finish(): StreamEnd {
-    const cleaned = this.clean(cleanModelOutput(this.raw));
+    const cleaned = this.clean(this.cleanup.whole(this.raw));
     const result = this.rules === undefined ? { text: cleaned, remaining: [] } : enforce(this.rules, cleaned, this.original);
     if (!result.text.startsWith(this.shown)) return { rest: '', response: result.text, violations: result.remaining, replaced: true };
     const rest = result.text.slice(this.shown.length);
@@ -124,15 +126,15 @@ export class StreamRefinement {
     if (this.pending.length - this.pendingAtLook < this.pending.length >> SETTLE_EVERY_FRACTION_SHIFT) return '';
     this.pendingAtLook = this.pending.length;
     if (!this.startSettled) {
-      if (!cleanupSettled(this.pending)) return '';
+      if (!this.cleanup.settled(this.pending)) return '';
       this.startSettled = true;
-      this.pending = this.pending.slice(answerStart(this.pending));
+      this.pending = this.pending.slice(this.cleanup.start(this.pending));
     }
     // The cleanup trims what follows a preamble or an echoed opening element.
     if (this.shown === '') this.pending = this.pending.trimStart();
     const pending = this.pending;
     const visible = pending.trimEnd();
-    const cut = visible.slice(0, closingElementStart(visible)).trimEnd().length;
+    const cut = visible.slice(0, this.cleanup.closingStart(visible)).trimEnd().length;
     const { shown: delta, consumed } = this.scrubber?.settledPrefix(pending, cut) ?? { shown: pending.slice(0, cut), consumed: cut };
     if (consumed === 0) return '';
     this.pending = pending.slice(consumed);
@@ -147,16 +149,16 @@ export class StreamRefinement {
 
   /** The refined form of the part after the anchor: the whole cleanup before the first anchor, only the end's after. */
   private transform(rules: PersonaRules, part: string): string {
-    return applyWordFixes(rules, this.clean(this.anchored ? cleanAnswerEnd(part) : cleanModelOutput(part))).text;
+    return applyWordFixes(rules, this.clean(this.anchored ? this.cleanup.end(part) : this.cleanup.whole(part))).text;
   }
 
   private settle(rules: PersonaRules, heldWords: number): string {
     if (!this.startSettled) {
-      if (!cleanupSettled(this.tail)) return '';
+      if (!this.cleanup.settled(this.tail)) return '';
       this.startSettled = true;
     }
     const cut = cutBeforeLastWords(this.tail, heldWords);
-    if (cut <= (this.anchored ? 0 : answerStart(this.tail))) return '';
+    if (cut <= (this.anchored ? 0 : this.cleanup.start(this.tail))) return '';
     if (cut !== this.headCut) {
       this.headCut = cut;
       this.head = this.transform(rules, this.tail.slice(0, cut));

@@ -1,7 +1,8 @@
 /**
  * The refine run given a whole conversation (what the chat route hands it), collected and
  * streamed, against the fake providers: the persona's instructions go first, the persona's
- * rules write the answer's text, and they stand aside for an answer of tool calls or JSON.
+ * rules write the answer's text, and they stand aside for an answer of tool calls or JSON; a
+ * generated answer is kept as the model wrote it, where a rewrite's wrappers would be removed.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors.js';
@@ -61,10 +62,10 @@ afterAll(async () => {
 });
 
 /** Runs the conversation to its end: what was shown and the end. */
-async function run(conversation: Conversation, mode: RunMode, provider = 'openai', fallback?: string): Promise<{ shown: string; end: RunEnd }> {
+async function run(conversation: Conversation, mode: RunMode, provider = 'openai', fallback?: string, answerKind: 'generated' | 'rewrite' = 'generated'): Promise<{ shown: string; end: RunEnd }> {
   const links = [provider, ...(fallback ? [fallback] : [])].map((id) => ({ provider: id, apiKey: KEY, model: registry.defaultModel(id) }));
   const dependencies = { providers: registry, metrics, timeoutMs: 10_000, usage, judge: new Judge(registry, usage, metrics) };
-  const job = { accountId: 'acct-run', persona, links, conversation, original: undefined, signal: new AbortController().signal, scrubber: new SecretScrubber([KEY]) };
+  const job = { accountId: 'acct-run', persona, links, conversation, answerKind, original: undefined, signal: new AbortController().signal, scrubber: new SecretScrubber([KEY]) };
   const { pieces } = await runThroughProviders(dependencies, job, mode);
   let shown = '';
   for (;;) {
@@ -110,6 +111,16 @@ describe.each<RunMode>(['collect', 'stream'])('a conversation run (%s)', (mode) 
     const { end } = await run(chat({ responseFormat: { type: 'json_object' } }), mode, 'google');
     expect(end).toMatchObject({ response: '{"summary":"synergy"}', rules: 'skipped', violations: [], finishReason: 'stop' });
     expect(fake.requestCount).toBe(1);
+  });
+
+  it('a generated answer that is one code block keeps its fences (a rewrite\'s would lose them)', async () => {
+    const code = '```python\nprint("launched")\n```';
+    fake.setBehaviour({ mode: 'ok', reply: code });
+    const generated = await run(chat(), mode);
+    expect(generated.end.response).toBe(`${code}\n\nCheers, Ada`);
+    if (mode === 'stream') expect(generated.shown).toBe(generated.end.response);
+    const rewritten = await run(chat(), mode, 'openai', undefined, 'rewrite');
+    expect(rewritten.end.response).toBe('print("launched")\n\nCheers, Ada');
   });
 
   it('what a provider of the chain cannot honour is refused before the first provider is called', async () => {
