@@ -182,6 +182,34 @@ export class SecretScrubber {
   }
 
   /**
+   * JSON text a model wrote (a tool call's arguments), scrubbed string by string so it stays
+   * JSON: a redaction takes whatever lies between two fragments of a key, which across the
+   * text could be a quote. Text without a key comes back as it is; text that is not JSON is
+   * scrubbed as text.
+   */
+  scrubJson(text: string): string {
+    if (this.scrub(text) === text) return text;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.scrub(text);
+    }
+    const walk = (node: unknown): unknown => {
+      if (typeof node === 'string') return this.scrub(node);
+      if (Array.isArray(node)) return node.map(walk);
+      if (typeof node !== 'object' || node === null) return node;
+      return Object.fromEntries(Object.entries(node).map(([key, member]) => [this.scrub(key), walk(member)]));
+    };
+    try {
+      return JSON.stringify(walk(value));
+    } catch {
+      // Nested deeper than the stack goes: scrubbed as text, since a key must not pass.
+      return this.scrub(text);
+    }
+  }
+
+  /**
    * For a streamed answer: of `text` (arrived, not shown yet), the part up to `limit` whose
    * scrubbing no later text can change, scrubbed (`shown`), and how many characters of `text`
    * it takes (`consumed`; 0 when nothing can be shown yet).

@@ -264,7 +264,8 @@ export async function runThroughProviders(
         if (shown !== '') yield shown;
       }
       countAnswer();
-      const calls = toolCalls.toolCalls();
+      // A model may write a key into a call as into text: what it calls goes out scrubbed too.
+      const calls = toolCalls.toolCalls().map((toolCall) => ({ ...toolCall, name: scrubber.scrub(toolCall.name), arguments: scrubber.scrubJson(toolCall.arguments) }));
       const finishReason = first.source.finishReason() ?? (calls.length > 0 ? 'tool_calls' : 'stop');
       // An answer of tool calls alone has no text for the rules to write (a sign-off would invent one).
       const onlyToolCalls = calls.length > 0 && !saidSomething;

@@ -120,3 +120,26 @@ describe('retryDelayFromBody', () => {
     expect(retryDelayFromBody({ error: { message: 'x' } })).toBeUndefined();
   });
 });
+
+describe('SecretScrubber.scrubJson (a tool call\'s arguments)', () => {
+  it('redacts the key inside the strings and keeps the text JSON, even where a redaction would span a quote', () => {
+    // The key runs on from a value into the next member's name: `sk-test-abcdef","ghijklmnop`.
+    const args = JSON.stringify({ a: key.slice(0, 14), [key.slice(14, 24)]: 1, note: `use ${key.slice(20)} again` });
+    const scrubbed = only(key).scrubJson(args);
+    expect(JSON.parse(scrubbed)).toEqual({ a: '[redacted]', '[redacted]': 1, note: 'use [redacted] again' });
+    // Scrubbed as plain text, the redaction takes the quotes and comma between the two fragments.
+    expect(() => JSON.parse(only(key).scrub(args))).toThrow();
+  });
+
+  it('gives arguments without a key back exactly as written, and scrubs text that is not JSON as text', () => {
+    const args = '{ "city" : "Rome" }';
+    expect(only(key).scrubJson(args)).toBe(args);
+    expect(only(key).scrubJson(`{"broken": ${key}`)).toBe('{"broken": [redacted]');
+  });
+
+  it('scrubs arguments nested deeper than a walk could go, as text', () => {
+    const deep = `${'['.repeat(200_000)}"${key}"${']'.repeat(200_000)}`;
+    const scrubbed = only(key).scrubJson(deep);
+    expect(scrubbed).not.toContain(key.slice(8, 20));
+  });
+});

@@ -97,6 +97,12 @@ describe.each<RunMode>(['collect', 'stream'])('a conversation run (%s)', (mode) 
     expect(fake.requestCount).toBe(1);
   });
 
+  it('a key the model writes into a call is scrubbed from it, and the arguments stay JSON', async () => {
+    fake.setBehaviour({ mode: 'ok', toolCalls: [{ name: 'remember', arguments: { note: `the key is ${KEY}`, n: 1 } }] });
+    const { end } = await run(chat({ tools: [{ name: 'remember' }] }), mode);
+    expect(JSON.parse(end.toolCalls[0]?.arguments ?? '')).toEqual({ note: 'the key is [redacted]', n: 1 });
+  });
+
   it('text beside tool calls is written in the persona\'s rules, but never repaired (a repair rewrites text alone)', async () => {
     fake.setBehaviour({ mode: 'ok', reply: 'Checking for synergy.', toolCalls: WEATHER });
     const { end } = await run(chat({ tools: [{ name: 'get_weather' }] }), mode, 'anthropic');
