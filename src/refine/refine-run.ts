@@ -98,11 +98,6 @@ export interface RunJob {
    * A refine's is one user message (singleTurn); a repair call is always one, whatever this is.
    */
   conversation: Conversation;
-  /**
-   * `generated`: the answer is the model's own (a chat completion's), kept as written but for the
-   * blanks around it, its repair's too. By default it is a rewrite, unwrapped of what models wrap rewrites in.
-   */
-  answerKind?: 'rewrite' | 'generated';
   original: PreservedOriginal | undefined;
   signal: AbortSignal;
   /** Removes every link's key (and the judge's) from the answer before anything shows or stores it. */
@@ -127,7 +122,7 @@ const asksForJson = ({ responseFormat }: Conversation) => responseFormat !== und
  */
 export async function runThroughProviders(
   { providers, metrics, timeoutMs, usage: recorder, judge, tracer = noTracing, clock = systemClock }: RunDependencies,
-  { accountId, persona, links, conversation, answerKind = 'rewrite', original, signal, scrubber, judging }: RunJob,
+  { accountId, persona, links, conversation, original, signal, scrubber, judging }: RunJob,
   mode: RunMode,
   onEnd: (end: RunEnd, link: ProviderLink) => Promise<void> = async () => {},
 ): Promise<RefineRun> {
@@ -157,7 +152,8 @@ export async function runThroughProviders(
     throw error;
   }
   const rulesApply = !asksForJson(conversation);
-  const cleanup = answerKind === 'generated' ? generatedCleanup : rewriteCleanup;
+  // A generated answer is kept as the model wrote it, only trimmed; its repair's too.
+  const cleanup = conversation.answerKind === 'generated' ? generatedCleanup : rewriteCleanup;
   const refinement = new StreamRefinement(rulesApply && hasRules(persona.rules) ? persona.rules : undefined, original, scrubber, cleanup);
 
   /**

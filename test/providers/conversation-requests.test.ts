@@ -123,6 +123,13 @@ describe('a whole conversation on the wire', () => {
     });
   });
 
+  it('anthropic: a generated answer without max_tokens may be as long as the model allows, as elsewhere; a rewrite about as long as its text', async () => {
+    const { sampling: _sampling, ...unlimited } = conversation;
+    expect((await sent('anthropic', { ...unlimited, answerKind: 'generated' })).body).toMatchObject({ max_tokens: 64_000 });
+    fake.reset();
+    expect((await sent('anthropic', unlimited)).body).toMatchObject({ max_tokens: 1_024 });
+  });
+
   it('anthropic: the results of several calls, and the user\'s text after them, go in one user turn', async () => {
     const { body } = await sent('anthropic', {
       system: PERSONA_SYSTEM,

@@ -62,10 +62,11 @@ afterAll(async () => {
 });
 
 /** Runs the conversation to its end: what was shown and the end. */
-async function run(conversation: Conversation, mode: RunMode, provider = 'openai', fallback?: string, answerKind: 'generated' | 'rewrite' = 'generated'): Promise<{ shown: string; end: RunEnd }> {
+async function run(asked: Conversation, mode: RunMode, provider = 'openai', fallback?: string, answerKind: 'generated' | 'rewrite' = 'generated'): Promise<{ shown: string; end: RunEnd }> {
+  const conversation = { ...asked, answerKind };
   const links = [provider, ...(fallback ? [fallback] : [])].map((id) => ({ provider: id, apiKey: KEY, model: registry.defaultModel(id) }));
   const dependencies = { providers: registry, metrics, timeoutMs: 10_000, usage, judge: new Judge(registry, usage, metrics) };
-  const job = { accountId: 'acct-run', persona, links, conversation, answerKind, original: undefined, signal: new AbortController().signal, scrubber: new SecretScrubber([KEY]) };
+  const job = { accountId: 'acct-run', persona, links, conversation, original: undefined, signal: new AbortController().signal, scrubber: new SecretScrubber([KEY]) };
   const { pieces } = await runThroughProviders(dependencies, job, mode);
   let shown = '';
   for (;;) {

@@ -14,15 +14,21 @@ function modelOutputLimit(model: string): number {
   return 8_192;
 }
 
+const textLength = ({ messages }: Conversation) => messages.reduce((sum, message) => sum + message.text.length, 0);
+
 /**
+ * Anthropic wants a limit where the others default to the model's. A generated answer (a chat
+ * completion without `max_tokens`) gets the model's limit, as it would elsewhere.
  * A rewrite is about as long as its input: allow twice the input's
  * characters-per-two tokens, at least 1,024, at most what the model takes.
  * A structured answer is as long as its schema asks, not as its input: a
  * rating with its reason takes about 60 tokens, so at least 4,096 leaves room
  * for some 60 attributes rather than cutting the JSON short.
  */
-const maxTokens = (model: string, inputChars: number, structured: boolean) =>
-  Math.min(modelOutputLimit(model), Math.max(structured ? 4_096 : 1_024, Math.ceil(inputChars / 2)));
+const maxTokens = (model: string, conversation: Conversation, structured: boolean) =>
+  conversation.answerKind === 'generated'
+    ? modelOutputLimit(model)
+    : Math.min(modelOutputLimit(model), Math.max(structured ? 4_096 : 1_024, Math.ceil(textLength(conversation) / 2)));
 
 /** Anthropic's stop reasons in OpenAI's words. */
 function finishReasonOf(reason: unknown): FinishReason {
@@ -86,8 +92,6 @@ function anthropicTurns(messages: ConversationMessage[]): unknown[] {
     content.length === 1 && content[0]?.type === 'text' ? { role, content: content[0].text } : { role, content });
 }
 
-const textLength = ({ messages }: Conversation) => messages.reduce((sum, message) => sum + message.text.length, 0);
-
 function toolChoice(choice: ToolChoice): unknown {
   if (typeof choice !== 'string') return { type: 'tool', name: choice.name };
   return { type: choice === 'required' ? 'any' : choice };
@@ -126,7 +130,7 @@ export const anthropicMessages: WireFormat = {
       },
       body: JSON.stringify({
         model,
-        max_tokens: sampling?.maxTokens ?? maxTokens(model, textLength(conversation), output !== undefined),
+        max_tokens: sampling?.maxTokens ?? maxTokens(model, conversation, output !== undefined),
         system: systemTexts(conversation).join('\n\n'),
         messages: anthropicTurns(conversation.messages),
         ...(stream ? { stream: true } : {}),

@@ -52,6 +52,12 @@ export interface Sampling {
 export interface Conversation {
   /** The persona's instructions: first, before anything of the caller's. */
   system: string;
+  /**
+   * What the answer is. `rewrite` (the default, a refine's): the user message rewritten, about
+   * as long, and unwrapped of what models wrap rewrites in. `generated` (a chat completion's): the
+   * model's own answer, as long as it needs and kept as written.
+   */
+  answerKind?: 'rewrite' | 'generated';
   messages: ConversationMessage[];
   tools?: ToolDefinition[];
   toolChoice?: ToolChoice;
