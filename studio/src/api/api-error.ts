@@ -19,12 +19,16 @@ export class ApiError extends Error {
 export async function errorFromResponse(response: Response): Promise<ApiError> {
   let message = `the service answered HTTP ${response.status}`;
   try {
-    const body = (await response.json()) as { message?: unknown };
+    const body = (await response.json()) as { message?: unknown; error?: unknown };
+    // The OpenAI-compatible route answers OpenAI's error body, `{ error: { message, type, param, code } }`.
+    const nested = typeof body.error === 'object' && body.error !== null ? (body.error as { message?: unknown }).message : undefined;
     if (typeof body.message === 'string') message = body.message;
+    else if (typeof nested === 'string') message = nested;
   } catch {
     // Not our JSON error body (a proxy's HTML page, say): the status alone has to do.
   }
-  const source = response.headers.get('x-error-source') === 'provider' ? 'provider' : 'service';
+  // A provider's failure also says so by its message's start (docs/http-contract.md, "Errors").
+  const source = response.headers.get('x-error-source') === 'provider' || message.startsWith('provider "') ? 'provider' : 'service';
   const retryAfter = Number(response.headers.get('retry-after') ?? '');
   return new ApiError(response.status, message, source, retryAfter > 0 ? retryAfter : undefined);
 }

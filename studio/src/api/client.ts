@@ -4,6 +4,7 @@
  */
 import { EventStreamParser, type ServerSentEvent } from '../../../sdk/src/event-stream-parser.js';
 import { ApiError, errorFromResponse, unreachable } from './api-error.js';
+import { chatBody, chatHeaders, type GenerateOutcome, type GenerateRequest, readCompletion, readCompletionStream } from './chat.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
@@ -78,6 +79,7 @@ interface SendOptions {
   body?: unknown;
   ifMatch?: string;
   signal?: AbortSignal;
+  headers?: Record<string, string>;
 }
 
 export class StudioApi {
@@ -181,6 +183,18 @@ export class StudioApi {
       }
       if (chunk.done) throw new ApiError(502, 'the stream ended before its result', 'service');
     }
+  }
+
+  /**
+   * An answer to `prompt` generated in the persona's voice (POST /v1/chat/completions): the
+   * persona's instructions go first, its rules apply to the answer. With `onText`, streamed: it
+   * gets the text so far after each piece.
+   */
+  async generate(request: GenerateRequest, signal?: AbortSignal, onText?: (text: string) => void): Promise<GenerateOutcome> {
+    const started = performance.now();
+    const streamed = onText !== undefined;
+    const response = await this.send('POST', '/chat/completions', { body: chatBody(request, streamed), headers: chatHeaders(request), signal });
+    return streamed ? readCompletionStream(response, started, signal, onText) : readCompletion(response, started);
   }
 
   /**
@@ -300,7 +314,7 @@ export class StudioApi {
   }
 
   private async send(method: string, path: string, options: SendOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}` };
+    const headers: Record<string, string> = { ...options.headers, authorization: `Bearer ${this.apiKey}` };
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     if (options.ifMatch !== undefined) headers['if-match'] = options.ifMatch;
     let response: Response;
@@ -318,7 +332,8 @@ export class StudioApi {
     }
     if (response.ok) return response;
     const error = await errorFromResponse(response);
-    if (error.status === 401) this.onUnauthorized();
+    // A provider refusing its key is a 401 on the OpenAI-compatible route: the session still stands.
+    if (error.status === 401 && error.source !== 'provider') this.onUnauthorized();
     throw error;
   }
 }

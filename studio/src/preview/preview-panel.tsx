@@ -1,8 +1,12 @@
-/** Preview: refine sample text with the saved persona and see what changed, beside the original. */
+/**
+ * Preview: refine sample text with the saved persona and see what changed, beside the original;
+ * or, in Generate mode, have a model answer a prompt in the persona's voice.
+ */
 import { useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
+import { GeneratePanel } from './generate-panel.js';
 import { PersonaScore } from './persona-score.js';
 import { MarkedOriginal, ProtectedSummary } from './protected-marks.js';
 import { CheckFailure, DiffLegend, JudgeSpend, RefineFailure, Spend, Timing } from './refine-output.js';
@@ -23,6 +27,7 @@ interface PreviewPanelProps {
 }
 
 export function PreviewPanel({ api, persona, dirty, settings, providers, onSettings }: PreviewPanelProps) {
+  const [mode, setMode] = useState<'refine' | 'generate'>('refine');
   const [running, setRunning] = useState(false);
   const cannotRefine = useScopes().lacking('refine');
   const [problem, setProblem] = useState<string | undefined>(undefined);
@@ -71,83 +76,105 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
     <section aria-labelledby="preview-heading" class="preview">
       <h3 id="preview-heading">Preview</h3>
       {dirty && <p class="notice">The preview uses the saved version of this persona. Save to preview your changes.</p>}
-      <form
-        noValidate
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (!running) void refine();
-        }}
-      >
-        <RefineSettingsFields settings={settings} providers={providers} onChange={onSettings} />
-        <div class="field checkbox">
-          <input id="preview-stream" type="checkbox" checked={stream} onChange={(event) => setStream(event.currentTarget.checked)} />
-          <label for="preview-stream">Stream the answer as it is written (no repair call)</label>
-        </div>
-        <div class="field checkbox">
-          <input
-            id="preview-judge"
-            type="checkbox"
-            checked={judge && !unjudgeable}
-            disabled={unjudgeable}
-            aria-describedby="preview-judge-hint"
-            onChange={(event) => setJudge(event.currentTarget.checked)}
-          />
-          <label for="preview-judge">Judge the voice</label>
-        </div>
-        <p id="preview-judge-hint" class="hint">
-          {unjudgeable
-            ? 'Rules only has no model to judge with: choose a provider first.'
-            : 'The same provider, key and model rate the answer against each descriptive attribute, with a reason: one more provider call.'}
-        </p>
-        <div class="actions">
-          <button type="submit" disabled={running || cannotRefine !== undefined} title={cannotRefine}>
-            {running ? 'Refining…' : 'Refine'}
-          </button>
-          {cannotRefine && <span class="hint">{cannotRefine}</span>}
-          {running && stream && (
-            <button type="button" onClick={() => stopper.current?.abort()}>
-              Stop
-            </button>
-          )}
-        </div>
-      </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
+      <fieldset class="mode-switch preview-mode">
+        <legend>Mode</legend>
+        {(['refine', 'generate'] as const).map((value) => (
+          <label key={value}>
+            <input type="radio" name="preview-mode" value={value} checked={mode === value} onChange={() => setMode(value)} />
+            {value === 'refine' ? 'Refine' : 'Generate'}
+          </label>
+        ))}
+      </fieldset>
+      {mode === 'generate' ? (
+        <GeneratePanel api={api} persona={persona} settings={settings} providers={providers} onSettings={onSettings} />
+      ) : (
+        refineMode()
       )}
-      <div aria-live="polite">
-        {streamed && (
-          <figure class="streamed">
-            <figcaption>{streamed.stopped ? `Stopped: what ${persona.name} had written` : `${persona.name} is writing…`}</figcaption>
-            <div class="diff-text streamed-text">{streamed.text}</div>
-          </figure>
-        )}
-        {result && 'error' in result && <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} />}
-        {result && 'outcome' in result && (
-          <div class="result">
-            <h4 class="visually-hidden">Result</h4>
-            <DiffLegend />
-            <div class="columns">
-              <figure>
-                <figcaption>Original</figcaption>
-                <MarkedOriginal parts={result.diff} items={result.protectedItems} />
-              </figure>
-              <figure>
-                <figcaption>Refined by {persona.name}</figcaption>
-                <MarkedRefined parts={result.diff} violations={result.verdict?.violations ?? []} />
-              </figure>
-            </div>
-            {result.verdict && <PersonaScore verdict={result.verdict} attributes={persona.attributes} />}
-            {result.checkFailure && <CheckFailure error={result.checkFailure} providerName={providerNames(providers ?? [])} />}
-            <RuleViolations violations={result.verdict?.violations} answer={result.outcome.response} sample={result.sample} />
-            <ProtectedSummary sample={result.sample} items={result.protectedItems} />
-            <Timing outcome={result.outcome} />
-            <Spend outcome={result.outcome} />
-            {result.judgeUsage && <JudgeSpend usage={result.judgeUsage} />}
-          </div>
-        )}
-      </div>
     </section>
   );
+
+  /** Called, not rendered as a component: a component declared in here would be new on every render and lose the focus. */
+  function refineMode() {
+    return (
+      <>
+        <form
+          noValidate
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (!running) void refine();
+          }}
+        >
+          <RefineSettingsFields settings={settings} providers={providers} onChange={onSettings} />
+          <div class="field checkbox">
+            <input id="preview-stream" type="checkbox" checked={stream} onChange={(event) => setStream(event.currentTarget.checked)} />
+            <label for="preview-stream">Stream the answer as it is written (no repair call)</label>
+          </div>
+          <div class="field checkbox">
+            <input
+              id="preview-judge"
+              type="checkbox"
+              checked={judge && !unjudgeable}
+              disabled={unjudgeable}
+              aria-describedby="preview-judge-hint"
+              onChange={(event) => setJudge(event.currentTarget.checked)}
+            />
+            <label for="preview-judge">Judge the voice</label>
+          </div>
+          <p id="preview-judge-hint" class="hint">
+            {unjudgeable
+              ? 'Rules only has no model to judge with: choose a provider first.'
+              : 'The same provider, key and model rate the answer against each descriptive attribute, with a reason: one more provider call.'}
+          </p>
+          <div class="actions">
+            <button type="submit" disabled={running || cannotRefine !== undefined} title={cannotRefine}>
+              {running ? 'Refining…' : 'Refine'}
+            </button>
+            {cannotRefine && <span class="hint">{cannotRefine}</span>}
+            {running && stream && (
+              <button type="button" onClick={() => stopper.current?.abort()}>
+                Stop
+              </button>
+            )}
+          </div>
+        </form>
+        {problem && (
+          <p role="alert" class="error">
+            {problem}
+          </p>
+        )}
+        <div aria-live="polite">
+          {streamed && (
+            <figure class="streamed">
+              <figcaption>{streamed.stopped ? `Stopped: what ${persona.name} had written` : `${persona.name} is writing…`}</figcaption>
+              <div class="diff-text streamed-text">{streamed.text}</div>
+            </figure>
+          )}
+          {result && 'error' in result && <RefineFailure error={result.error} providerName={providerNames(providers ?? [])} />}
+          {result && 'outcome' in result && (
+            <div class="result">
+              <h4 class="visually-hidden">Result</h4>
+              <DiffLegend />
+              <div class="columns">
+                <figure>
+                  <figcaption>Original</figcaption>
+                  <MarkedOriginal parts={result.diff} items={result.protectedItems} />
+                </figure>
+                <figure>
+                  <figcaption>Refined by {persona.name}</figcaption>
+                  <MarkedRefined parts={result.diff} violations={result.verdict?.violations ?? []} />
+                </figure>
+              </div>
+              {result.verdict && <PersonaScore verdict={result.verdict} attributes={persona.attributes} />}
+              {result.checkFailure && <CheckFailure error={result.checkFailure} providerName={providerNames(providers ?? [])} />}
+              <RuleViolations violations={result.verdict?.violations} answer={result.outcome.response} sample={result.sample} />
+              <ProtectedSummary sample={result.sample} items={result.protectedItems} />
+              <Timing outcome={result.outcome} />
+              <Spend outcome={result.outcome} />
+              {result.judgeUsage && <JudgeSpend usage={result.judgeUsage} />}
+            </div>
+          )}
+        </div>
+      </>
+    );
+  }
 }

@@ -1,7 +1,7 @@
 /**
  * Sample text, provider, model and provider key, shared by Preview and Compare. The provider
  * key lives in the app's memory only (never storage, never the URL) and leaves the page only
- * inside POST /v1/refine.
+ * inside POST /v1/refine and, in the preview's Generate mode, POST /v1/chat/completions.
  */
 import { useId } from 'preact/hooks';
 import type { RefineRequest } from '../api/client.js';
@@ -56,17 +56,7 @@ function modelHintFor(provider: Provider | undefined): string {
 
 export function RefineSettingsFields({ settings, providers, onChange }: RefineSettingsFieldsProps) {
   const id = useId();
-  const set = (change: Partial<RefineSettings>) => onChange({ ...settings, ...change });
-  const chosen = providers?.find((provider) => provider.id === settings.provider);
-  const listed = providers === undefined || chosen !== undefined;
-  const keyless = chosen?.requiresKey === false;
-  // Disabled rather than hidden, so the form keeps its shape when the provider changes.
-  const modelless = chosen?.defaultModel === null;
   const sampleHint = 'Text an AI wrote, to rewrite in the persona’s voice.';
-  const modelHint = modelHintFor(chosen);
-  const keyHint = keyless
-    ? 'This provider needs no key.'
-    : 'Kept in this tab’s memory only, never stored; sent only with refine requests to this service.';
   return (
     <>
       <div class="field">
@@ -79,9 +69,29 @@ export function RefineSettingsFields({ settings, providers, onChange }: RefineSe
           rows={5}
           value={settings.sample}
           aria-describedby={describedBy(`${id}-sample`, sampleHint)}
-          onInput={(event) => set({ sample: event.currentTarget.value })}
+          onInput={(event) => onChange({ ...settings, sample: event.currentTarget.value })}
         />
       </div>
+      <ProviderFields settings={settings} providers={providers} onChange={onChange} />
+    </>
+  );
+}
+
+/** Provider, model and key: the refine's and the generate mode's, one choice for both. */
+export function ProviderFields({ settings, providers, onChange }: RefineSettingsFieldsProps) {
+  const id = useId();
+  const set = (change: Partial<RefineSettings>) => onChange({ ...settings, ...change });
+  const chosen = providers?.find((provider) => provider.id === settings.provider);
+  const listed = providers === undefined || chosen !== undefined;
+  const keyless = chosen?.requiresKey === false;
+  // Disabled rather than hidden, so the form keeps its shape when the provider changes.
+  const modelless = chosen?.defaultModel === null;
+  const modelHint = modelHintFor(chosen);
+  const keyHint = keyless
+    ? 'This provider needs no key.'
+    : 'Kept in this tab’s memory only, never stored; sent only with refine and generate requests to this service.';
+  return (
+    <>
       <fieldset class="group provider-settings">
         <legend>Provider, model and key</legend>
         <div class="field">
