@@ -38,7 +38,8 @@ export interface RunEnd {
   finishReason: FinishReason;
   /**
    * `skipped` when the text was not the persona's to write: the conversation asked for JSON
-   * (cleaned and scrubbed only), or the answer is only tool calls (no text; no sign-off, no repair).
+   * (cleaned and scrubbed only), or the answer is only tool calls (no text; no sign-off). Such an
+   * answer is neither judged nor repaired.
    */
   rules: 'applied' | 'skipped';
   violations: RuleFinding[];
@@ -265,20 +266,22 @@ export async function runThroughProviders(
       const finishReason = first.source.finishReason() ?? (calls.length > 0 ? 'tool_calls' : 'stop');
       // An answer of tool calls alone has no text for the rules to write (a sign-off would invent one).
       const onlyToolCalls = calls.length > 0 && !saidSomething;
+      // Neither judged nor repaired: text that is not the persona's to write, or no text at all.
+      const skipped = onlyToolCalls || !rulesApply;
       let answer: Answered = { end: onlyToolCalls ? { rest: '', response: '', violations: [], replaced: false } : checked(refinement), finishReason };
       let verdict: JudgeVerdict | undefined;
-      if (onlyToolCalls) verdict = undefined;
-      else if (mode === 'collect') ({ verdict, ...answer } = await collected(answer, calls.length > 0));
-      else {
+      if (mode === 'collect') {
+        if (!skipped) ({ verdict, ...answer } = await collected(answer, calls.length > 0));
+      } else {
         if (answer.end.rest !== '') yield answer.end.rest;
-        verdict = await judged(answer.end.response);
+        if (!skipped) verdict = await judged(answer.end.response);
       }
       const { end } = answer;
       const usage = new UsageTally();
       for (const contribution of contributions) usage.addTally(contribution.tally);
       usage.addTally(judgeUsage);
       const result: RunEnd = {
-        response: end.response, toolCalls: calls, finishReason: answer.finishReason, rules: rulesApply && !onlyToolCalls ? 'applied' : 'skipped',
+        response: end.response, toolCalls: calls, finishReason: answer.finishReason, rules: skipped ? 'skipped' : 'applied',
         violations: end.violations, score: scoreOf(end.violations, original, verdict), ...(verdict ? { judge: verdict } : {}),
         usage, replaced: end.replaced, providerMs: performance.now() - started,
       };

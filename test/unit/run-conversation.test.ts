@@ -62,11 +62,16 @@ afterAll(async () => {
 });
 
 /** Runs the conversation to its end: what was shown and the end. */
-async function run(asked: Conversation, mode: RunMode, provider = 'openai', fallback?: string, answerKind: 'generated' | 'rewrite' = 'generated'): Promise<{ shown: string; end: RunEnd }> {
+async function run(
+  asked: Conversation, mode: RunMode, provider = 'openai', fallback?: string, answerKind: 'generated' | 'rewrite' = 'generated', judged = false,
+): Promise<{ shown: string; end: RunEnd }> {
   const conversation = { ...asked, answerKind };
   const links = [provider, ...(fallback ? [fallback] : [])].map((id) => ({ provider: id, apiKey: KEY, model: registry.defaultModel(id) }));
   const dependencies = { providers: registry, metrics, timeoutMs: 10_000, usage, judge: new Judge(registry, usage, metrics) };
-  const job = { accountId: 'acct-run', persona, links, conversation, original: undefined, signal: new AbortController().signal, scrubber: new SecretScrubber([KEY]) };
+  const signal = new AbortController().signal;
+  const scrubber = new SecretScrubber([KEY]);
+  const judging = { accountId: 'acct-run', target: { provider: 'openai', apiKey: KEY, model: 'gpt-5.4-mini' }, persona, signal, timeoutMs: 10_000, scrubber };
+  const job = { accountId: 'acct-run', persona, links, conversation, original: undefined, signal, scrubber, ...(judged ? { judging } : {}) };
   const { pieces } = await runThroughProviders(dependencies, job, mode);
   let shown = '';
   for (;;) {
@@ -128,6 +133,18 @@ describe.each<RunMode>(['collect', 'stream'])('a conversation run (%s)', (mode) 
     if (mode === 'stream') expect(generated.shown).toBe(generated.end.response);
     const rewritten = await run(chat(), mode, 'openai', undefined, 'rewrite');
     expect(rewritten.end.response).toBe('print("launched")\n\nCheers, Ada');
+  });
+
+  it('an answer the rules skip is not judged either; one they write is', async () => {
+    fake.setBehaviour({ mode: 'ok', reply: '{"summary":"done"}' });
+    const json = await run(chat({ responseFormat: { type: 'json_object' } }), mode, 'openai', undefined, 'generated', true);
+    expect(json.end.judge).toBeUndefined();
+    expect(fake.requestCount).toBe(1);
+    fake.reset();
+    fake.setBehaviour({ mode: 'ok', reply: 'It went well.' });
+    const text = await run(chat(), mode, 'openai', undefined, 'generated', true);
+    expect(text.end.judge).toMatchObject({ provider: 'openai' });
+    expect(fake.requestCount).toBe(2);
   });
 
   it('what a provider of the chain cannot honour is refused before the first provider is called', async () => {
