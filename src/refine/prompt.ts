@@ -93,7 +93,7 @@ export function statedAttributes(attributes: Record<string, unknown>, values: At
   return stated;
 }
 
-function exampleLines(pairs: readonly ExamplePair[]): string[] {
+export function exampleLines(pairs: readonly ExamplePair[]): string[] {
   return pairs.flatMap(({ before, after, ...rest }, index) => [
     ...(index > 0 ? [''] : []),
     `Example ${index + 1}`,
