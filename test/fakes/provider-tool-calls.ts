@@ -4,7 +4,7 @@
  * assistant made; Anthropic wants the roles to alternate). Used by provider-server.ts; streamed
  * tool calls are in provider-streams.ts.
  */
-import type { WireApi } from './provider-wire-formats.js';
+import { isObject, type Json, type WireApi } from './provider-wire-formats.js';
 
 /** A tool call the fake model makes: a function and the arguments it passes. */
 export interface FakeToolCall {
@@ -19,8 +19,6 @@ export interface AnswerShape {
   truncated?: boolean;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 let sequence = 0;
 /** An id in the provider's style: `call_…` (OpenAI), `toolu_…` (Anthropic). */

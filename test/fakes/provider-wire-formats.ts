@@ -14,8 +14,8 @@ export interface WireAnswer {
   headers?: Record<string, string>;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+export type Json = Record<string, unknown>;
+export const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Where the public API lives below the host, so fake base URLs mirror the real ones. */
 export const publicBasePath: Record<string, string> = {
