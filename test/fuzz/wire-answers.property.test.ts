@@ -29,7 +29,8 @@ const formats: [WireApi, WireFormat][] = [
 const text = fc.oneof(fc.constant(''), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 80 }));
 const toolCall: fc.Arbitrary<FakeToolCall> = fc.record({
   name: fc.stringMatching(/^[a-z_][a-z0-9_]{0,20}$/),
-  arguments: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+  // As JSON says them: a -0 the model could not write comes back 0.
+  arguments: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }).map((args) => JSON.parse(JSON.stringify(args)) as Record<string, unknown>),
 });
 const answer = fc
   .record({ text, toolCalls: fc.array(toolCall, { maxLength: 3 }), truncated: fc.boolean(), pieceChars: fc.integer({ min: 1, max: 40 }) })
