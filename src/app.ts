@@ -64,6 +64,10 @@ import { personaHistoryRoutes } from './routes/persona-history.js';
 import { personaRoutes } from './routes/personas.js';
 import { providerRoutes } from './routes/providers.js';
 import { refineRoutes } from './routes/refine.js';
+import { CHAT_HASHED_HEADERS, chatCompletionRoutes } from './routes/chat-completions.js';
+import { modelRoutes } from './routes/models.js';
+import { ChatService } from './chat/chat-service.js';
+import { ChatCompletionChunk, OpenAiErrorBody } from './schemas/chat.js';
 import { studioRoutes } from './routes/studio.js';
 import { AuditEvent } from './schemas/audit.js';
 import { ErrorBody } from './schemas/common.js';
@@ -200,7 +204,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     tracer,
   );
 
-  // One cap per account on this instance, shared by refine requests and evaluation samples.
+  const chat = new ChatService(compiledPersonas, { providers, metrics, timeoutMs: config.providerTimeoutMs, usage: usageRecorder, judge, tracer });
+
+  // One cap per account on this instance, shared by refine requests, chat completions and evaluation samples.
   const refineSlots = new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount);
 
   installValidation(app);
@@ -232,6 +238,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   // Not a route's body: the events of a streamed refine, published so the SDK's types come from them.
   app.addSchema(StreamDelta);
   app.addSchema(StreamDone);
+  app.addSchema(OpenAiErrorBody);
+  // Not a route's body: a streamed chat completion's `data:` lines.
+  app.addSchema(ChatCompletionChunk);
   app.decorateRequest('idempotencyScope', null);
   app.decorateRequest('answerNeeds', null);
   await installOpenApi(app);
@@ -269,6 +278,14 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
         idempotency: idempotency('POST /v1/refine', idempotencyOptions),
         deferIdempotency: idempotencyDeferral(idempotencyStore),
       });
+      await v1.register(chatCompletionRoutes, {
+        chat,
+        concurrency: refineSlots,
+        metrics,
+        idempotency: idempotency('POST /v1/chat/completions', idempotencyOptions, CHAT_HASHED_HEADERS),
+        deferIdempotency: idempotencyDeferral(idempotencyStore),
+      });
+      await v1.register(modelRoutes, { chat });
       const samples = new EvalSamples(new SampleRepository(storage.db), personas);
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);

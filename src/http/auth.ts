@@ -28,13 +28,13 @@ export function installAuth(app: FastifyInstance, authenticator: Authenticator):
   app.decorateRequest('principal', null as unknown as Principal);
   // The scope is declared once, in the route's config; the OpenAPI document is written from it.
   app.addHook('onRoute', (route) => {
-    const config = (route.config ?? {}) as { public?: boolean; scope?: Scope | 'any' };
+    const config = (route.config ?? {}) as { public?: boolean; scope?: Scope | 'any'; errorBody?: 'openai' };
     if (config.public) return;
     if (config.scope === undefined) throw new Error(`route ${route.method} ${route.url} declares no scope (config.scope)`);
     if (route.schema && !route.schema.hide) {
       route.schema.security = [{ bearerAuth: config.scope === 'any' ? [] : [config.scope] }];
       if (config.scope !== 'any') {
-        route.schema.response = { ...(route.schema.response as object), 403: { description: `The key lacks the scope "${config.scope}"`, $ref: 'Error' } };
+        route.schema.response = { ...(route.schema.response as object), 403: { description: `The key lacks the scope "${config.scope}"`, $ref: config.errorBody === 'openai' ? 'OpenAiError' : 'Error' } };
       }
     }
   });

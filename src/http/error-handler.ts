@@ -9,6 +9,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyBaseLogger, FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { codeForClientStatus, DomainError, errorStatus, notFound } from '../errors.js';
+import { openAiErrorBody, openAiStatus } from './openai-error.js';
 import { validationMessage } from './validation.js';
 
 /** The same answer for a path nothing serves, whether no route matched or a file server refused it. */
@@ -41,9 +42,15 @@ function toDomainError(error: unknown, request: FastifyRequest, bodyLimit: numbe
 }
 
 export function sendError(reply: FastifyReply, error: DomainError): FastifyReply {
-  reply.code(error.status).headers(error.headers);
+  reply.headers(error.headers);
   if (error.source === 'provider') reply.header('x-error-source', 'provider');
-  return reply.type('application/json; charset=utf-8').send({ error: error.status, message: error.message });
+  reply.type('application/json; charset=utf-8');
+  // A route OpenAI's clients call answers in their shape (src/http/openai-error.ts); unmatched routes have no config.
+  if (reply.request.routeOptions.config?.errorBody === 'openai') {
+    const status = openAiStatus(error);
+    return reply.code(status).send(openAiErrorBody(error, status));
+  }
+  return reply.code(error.status).send({ error: error.status, message: error.message });
 }
 
 /** The DomainError an error is answered with, logged as every failed request is. */

@@ -32,8 +32,17 @@ export class EventStream {
    * client is gone): a reader that waits for it never makes the service hold more than one
    * event beyond what the client has read, and a client that reads slowly slows the provider.
    */
-  async send(name: string, data: unknown): Promise<void> {
-    if (this.write(formatEvent(name, data))) return;
+  send(name: string, data: unknown): Promise<void> {
+    return this.sendText(formatEvent(name, data));
+  }
+
+  /** An unnamed event, as OpenAI's streams send every chunk (`data: …`, and `data: [DONE]` last). */
+  sendData(data: string): Promise<void> {
+    return this.sendText(`data: ${data}\n\n`);
+  }
+
+  private async sendText(text: string): Promise<void> {
+    if (this.write(text)) return;
     await new Promise<void>((resolve) => {
       const done = () => {
         this.body.off('drain', done);

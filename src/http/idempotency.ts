@@ -24,7 +24,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** What a replay repeats of an answer: what describes it, not how this one delivery went (X-Cache, Age, Server-Timing). */
 const REPLAYED_HEADERS = [
   'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-persona-score',
-  'x-persona-ratings', 'x-persona-judge-error', 'x-persona-judge-warning', 'x-usage', 'x-provider', 'retry-after',
+  'x-persona-ratings', 'x-persona-judge-error', 'x-persona-judge-warning', 'x-persona-rules', 'x-usage', 'x-provider', 'retry-after',
 ];
 
 /** Of an answer's headers (any case), those a replay repeats. */
@@ -62,8 +62,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Method and URL count too: one set of hooks serves several routes (PATCH, DELETE, restore), and a
  * key reused on another persona must not replay the first one's answer.
  */
-function hashRequest(request: FastifyRequest, key: Buffer): string {
-  return createHmac('sha256', key).update(`${request.method} ${request.url}\n`).update(request.rawBody ?? '').digest('hex');
+function hashRequest(request: FastifyRequest, key: Buffer, hashedHeaders: readonly string[]): string {
+  const hmac = createHmac('sha256', key).update(`${request.method} ${request.url}\n`);
+  for (const name of hashedHeaders) hmac.update(`${name}: ${String(request.headers[name] ?? '')}\n`);
+  return hmac.update(request.rawBody ?? '').digest('hex');
 }
 
 /**
@@ -90,14 +92,15 @@ export interface IdempotencyHooks {
   onResponse: onResponseHookHandler;
 }
 
-export function idempotency(operation: string, options: IdempotencyOptions): IdempotencyHooks {
+/** `hashedHeaders`: request headers that change what is asked (a chat's X-Persona), so they count as the body does. */
+export function idempotency(operation: string, options: IdempotencyOptions, hashedHeaders: readonly string[] = []): IdempotencyHooks {
   const { store } = options;
 
   const preHandler: preHandlerHookHandler = async (request, reply) => {
     const key = request.headers['idempotency-key'];
     if (typeof key !== 'string') return;
     const scope = { account_id: request.principal.accountId, operation, key };
-    const hash = hashRequest(request, await options.hashKey.get());
+    const hash = hashRequest(request, await options.hashKey.get(), hashedHeaders);
     const waitUntil = Date.now() + options.waitMs;
 
     for (let pause = 10; ; pause = Math.min(pause * 2, 250)) {

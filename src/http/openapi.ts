@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SECURITY_HEADERS, STUDIO_CSP } from '../routes/studio.js';
 
-export const API_VERSION = '1.3.0';
+export const API_VERSION = '1.4.0';
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {
@@ -21,6 +21,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'personas', description: 'Named sets of voice attributes' },
         { name: 'refine', description: 'Rewrite text in a persona\'s voice' },
+        { name: 'chat', description: 'OpenAI\'s Chat Completions, answered in a persona\'s voice (a drop-in base URL for OpenAI clients)' },
         { name: 'versions', description: 'Immutable persona versions and the labels that point at them' },
         { name: 'evaluations', description: 'Samples per persona, evaluation runs of a version, and the label gates they open' },
         { name: 'audit', description: 'Who changed what, when' },

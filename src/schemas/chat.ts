@@ -87,7 +87,7 @@ export type ChatCompletionBody = Static<typeof ChatCompletionBody>;
 export type ChatBodyIsDomainRequest = Assignable<ChatCompletionBody, ChatRequest>;
 
 export const ChatHeaders = Type.Object({
-  'x-persona': Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`' })),
+  'x-persona': Type.Optional(Type.String({ maxLength: 300, description: 'The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`' })),
   'x-provider-api-key': Type.Optional(
     Type.String({ minLength: 1, maxLength: PROVIDER_KEY_MAX_LENGTH, pattern: PROVIDER_KEY_PATTERN, description: "The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed" }),
   ),

@@ -5,6 +5,7 @@
  * output; a judge reads it once more. What the request does not show (the persona's prompt,
  * a repair call) the budget learns from the refines it settles, not from here.
  */
+import type { ChatRequest } from '../chat/chat-request.js';
 import type { RefineRequest } from '../refine/refine-request.js';
 import { RULES_PROVIDER } from '../refine/refine-service.js';
 
@@ -19,3 +20,14 @@ export function estimatedRefineTokens({ provider, content, judge }: Pick<RefineR
 
 /** A judge rating `content` (POST /v1/check with a judge). */
 export const estimatedJudgeTokens = (content: string): number => tokensOf(content);
+
+/**
+ * A chat completion: what it sends (every message, tool definition and tool call as JSON text,
+ * a bound of what the provider is sent) as input, and as output its `max_completion_tokens`
+ * (or `max_tokens`) when set, else as much as it sent. The persona's instructions and a repair
+ * call are learnt from settled completions, as for a refine.
+ */
+export function estimatedChatTokens({ messages, tools, max_tokens, max_completion_tokens }: Pick<ChatRequest, 'messages' | 'tools' | 'max_tokens' | 'max_completion_tokens'>): number {
+  const input = tokensOf(JSON.stringify(messages)) + (tools ? tokensOf(JSON.stringify(tools)) : 0);
+  return input + (max_completion_tokens ?? max_tokens ?? input);
+}

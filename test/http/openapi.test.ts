@@ -11,9 +11,9 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => server.close());
 
-  it('is a valid OpenAPI 3.1 document with version 1.3.0', async () => {
+  it('is a valid OpenAPI 3.1 document with version 1.4.0', async () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.3.0');
+    expect(document.info.version).toBe('1.4.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
@@ -25,6 +25,8 @@ describe('the OpenAPI document', () => {
       'patch /v1/personas/{id}': ['personas:write'],
       'delete /v1/personas/{id}': ['personas:write'],
       'post /v1/refine': ['refine'],
+      'post /v1/chat/completions': ['refine'],
+      'get /v1/models': ['refine'],
       'post /v1/check': ['refine'],
       'get /v1/personas/{id}/versions': ['personas:read'],
       'get /v1/personas/{id}/versions/{version}': ['personas:read'],
@@ -61,6 +63,8 @@ describe('the OpenAPI document', () => {
       'patch /v1/personas/{id}',
       'delete /v1/personas/{id}',
       'post /v1/refine',
+      'post /v1/chat/completions',
+      'get /v1/models',
       'post /v1/check',
       'get /v1/personas/{id}/versions',
       'get /v1/personas/{id}/versions/{version}',
@@ -105,6 +109,12 @@ describe('the OpenAPI document', () => {
       }
     }
     expect(document.components.schemas.Error.required).toEqual(['error', 'message']);
+    // The routes OpenAI's clients call answer OpenAI's error body, 403 included.
+    for (const [method, path] of [['post', '/v1/chat/completions'], ['get', '/v1/models']] as const) {
+      for (const status of ['401', '403', '429']) {
+        expect(document.paths[path][method].responses[status].content['application/json'].schema.$ref, `${method} ${path} ${status}`).toMatch(/OpenAiError$/);
+      }
+    }
     expect(document.components.schemas.Persona.required).toEqual(['id', 'name', 'attributes']);
     expect(document.components.schemas.PersonaVersion.required).toEqual(['version', 'name', 'attributes', 'createdAt', 'createdBy']);
     expect(Object.keys(document.components.schemas.AuditEvent.properties)).toEqual([

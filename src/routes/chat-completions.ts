@@ -1,0 +1,105 @@
+/**
+ * POST /v1/chat/completions: OpenAI's Chat Completions, answered in a persona's voice through
+ * the refine run (ChatService). HTTP only: the persona and the provider key come from headers
+ * any OpenAI client can set, errors leave in OpenAI's body (`config.errorBody`).
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import type { ChatService } from '../chat/chat-service.js';
+import { personaReference } from '../chat/chat-target.js';
+import { rateLimited } from '../errors.js';
+import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
+import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
+import type { Metrics } from '../metrics.js';
+import { ChatCompletion, ChatCompletionBody, ChatHeaders, OpenAiErrorBody } from '../schemas/chat.js';
+import { PersonaVersionHeader } from '../schemas/persona-history.js';
+import { PersonaScoreHeader } from '../schemas/refine.js';
+import { estimatedChatTokens } from '../usage/token-estimate.js';
+import { chatAnswerHeaders, chatCompletion, completionIdentity } from './chat-answer.js';
+import { sendChatStream } from './chat-stream.js';
+
+/** The request headers that change what is asked: a retry with the same Idempotency-Key must send them alike. */
+export const CHAT_HASHED_HEADERS = ['x-persona', 'x-provider-api-key'] as const;
+
+const openAiErrors = Object.fromEntries(
+  [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504].map((status) => [status, { description: 'OpenAI\'s error body', ...Type.Ref(OpenAiErrorBody) }]),
+);
+
+export interface ChatRouteOptions {
+  chat: ChatService;
+  concurrency: ConcurrencyLimiter;
+  metrics: Metrics;
+  idempotency: IdempotencyHooks;
+  /** Takes a request's Idempotency-Key over, for a stream to settle once it ended. */
+  deferIdempotency: (request: FastifyRequest) => IdempotencySettlement | undefined;
+}
+
+export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> = async (app, { chat, concurrency, metrics, idempotency, deferIdempotency }) => {
+  app.post('/chat/completions', {
+    config: { scope: 'refine', errorBody: 'openai', budgeted: (request) => estimatedChatTokens(request.body as ChatCompletionBody) },
+    ...idempotency,
+    schema: {
+      tags: ['chat'],
+      summary: "OpenAI's Chat Completions, answered in a persona's voice through the caller's own provider key",
+      description:
+        'A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body\'s `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; ' +
+        'the caller\'s provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. ' +
+        'The persona\'s instructions go first, before the caller\'s messages; its rules then apply to the answer\'s text as a refine applies them (no `preserve`), ' +
+        'with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). ' +
+        'Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. ' +
+        'With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. ' +
+        'Errors use OpenAI\'s body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller\'s key is a 401. ' +
+        'Answers are never taken from the answer cache (docs/chat-completions.md).',
+      security: [{ bearerAuth: [] }],
+      headers: ChatHeaders,
+      body: ChatCompletionBody,
+      response: { 200: { description: 'The completion', headers: { ...PersonaVersionHeader, ...PersonaScoreHeader }, ...ChatCompletion }, ...openAiErrors },
+    },
+    handler: async (request, reply) => {
+      const { accountId } = request.principal;
+      const persona = personaReference(request.headers['x-persona'] ?? request.body.persona);
+      const release = concurrency.tryAcquire(accountId);
+      if (!release) {
+        metrics.rateLimitRejections.inc({ limit: 'concurrent_refines' });
+        throw rateLimited('too many refines in flight for this account; retry when some finish', 1);
+      }
+      // The response closing before we finished writing means the client went away: stop paying the provider.
+      const disconnected = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) disconnected.abort();
+      };
+      reply.raw.once('close', onClose);
+      if (request.raw.socket.destroyed) disconnected.abort();
+      const job = { accountId, request: request.body, persona, providerApiKey: request.headers['x-provider-api-key'], signal: disconnected.signal };
+      let streaming = false;
+      try {
+        if (request.body.stream === true) {
+          const run = await chat.start(job, 'stream');
+          streaming = true;
+          const finished = () => {
+            reply.raw.off('close', onClose);
+            release();
+          };
+          return sendChatStream({
+            request, reply, run, identity: completionIdentity(request.id, run), includeUsage: request.body.stream_options?.include_usage === true,
+            settlement: deferIdempotency(request), finished, onReplaced: () => metrics.streamsReplaced.inc(),
+          });
+        }
+        const run = await chat.start(job, 'collect');
+        let next = await run.pieces.next();
+        while (!next.done) next = await run.pieces.next();
+        const end = next.value;
+        reply.headers(chatAnswerHeaders(run, end));
+        reply.header('server-timing', `provider;dur=${end.providerMs.toFixed(1)}, total;dur=${reply.elapsedTime.toFixed(1)}`);
+        return chatCompletion(completionIdentity(request.id, run), end);
+      } finally {
+        // A stream holds its slot and watches its client until it ends.
+        if (!streaming) {
+          reply.raw.off('close', onClose);
+          release();
+        }
+      }
+    },
+  });
+};
