@@ -23,7 +23,7 @@ export interface GenerateOutcome extends RefineOutcome {
   personaVersion: number | undefined;
   /** `X-Persona-Score`, 0–100; undefined on a stream (its headers leave before the text). */
   score: number | undefined;
-  /** `X-Persona-Violations`, rule → count; undefined on a stream. */
+  /** `X-Persona-Violations`, rule → count (`{}`: every rule kept); undefined on a stream, and when the rules were skipped (`X-Persona-Rules`). */
   violations: Record<string, number> | undefined;
 }
 
@@ -39,11 +39,10 @@ export function chatBody(request: GenerateRequest, stream: boolean): unknown {
   };
 }
 
-/** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`. */
-function parseViolations(header: string | null): Record<string, number> | undefined {
-  if (header === null) return undefined;
+/** `avoid=1,maxWords=1` → `{ avoid: 1, maxWords: 1 }`; absent when none is broken. */
+function parseViolations(header: string | null): Record<string, number> {
   const violations: Record<string, number> = {};
-  for (const pair of header.split(',')) {
+  for (const pair of (header ?? '').split(',')) {
     const [rule, count] = pair.split('=').map((part) => part.trim());
     if (rule && count !== undefined && /^\d+$/.test(count)) violations[rule] = Number(count);
   }
@@ -63,7 +62,7 @@ function outcomeOf(response: Response, text: string, usage: RefineUsage, started
     roundTripMs: performance.now() - started,
     personaVersion: numberOf(headers.get('x-persona-version')),
     score: whole ? numberOf(headers.get('x-persona-score')) : undefined,
-    violations: whole ? parseViolations(headers.get('x-persona-violations')) : undefined,
+    violations: whole && headers.get('x-persona-rules') !== 'skipped' ? parseViolations(headers.get('x-persona-violations')) : undefined,
   };
 }
 
