@@ -218,6 +218,9 @@ export const startReadBaseline = (sqliteFile: string) => {
 /** A bare Fastify + undici proxy to `providerUrl`: the ceiling refine's throughput and CPU are compared to. */
 export const startBareProxy = (providerUrl: string, capturedBodyFile: string) => startEntry('bare-proxy-server.js', [providerUrl, capturedBodyFile]);
 
+/** The same for a chat completion (OpenAI's Chat Completions in and out): the ceiling POST /v1/chat/completions's CPU is compared to. */
+export const startBareChatProxy = (providerUrl: string, capturedBodyFile: string) => startEntry('bare-chat-proxy-server.js', [providerUrl, capturedBodyFile]);
+
 /** `pid` and all its descendants (cluster workers), from /proc. */
 export function processTree(pid: number): number[] {
   const parents = new Map<number, number[]>();

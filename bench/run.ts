@@ -12,6 +12,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import { RESULTS_DIR, ROOT, neighbourCpuSeconds, profileServices } from './processes.js';
 import { type Row, document, machine, table, writeReport } from './report.js';
+import { chat } from './scenarios/chat.js';
 import { coldStart } from './scenarios/cold-start.js';
 import { crud } from './scenarios/crud.js';
 import { firstTextScenario } from './scenarios/first-text.js';
@@ -33,6 +34,7 @@ const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnTyp
   'idempotency-pg': { title: 'refine with and without an Idempotency-Key on PostgreSQL', run: (s) => idempotency(s, 'postgres') },
   writes: { title: "500 writes/s on SQLite and the service's event loop", run: writes },
   refine: { title: 'refine against the fake directly and a bare proxy', run: refine },
+  chat: { title: 'chat completions against a bare chat proxy, a refine, and generation + refine', run: chat },
   peer: { title: 'side by side with the Portkey gateway', run: peer },
   'in-flight': { title: 'many refines in flight', run: inFlight },
   streaming: { title: 'many streaming refines at once', run: streaming },

@@ -1,8 +1,9 @@
 /**
  * Smoke test for the benchmark runner: it still compiles, starts its processes, measures
- * something real and prints its table. One-second runs, CRUD only. How fast is never asserted
- * (timed assertions on a shared machine would be flaky — benchmarks are run with `npm run bench`),
- * but a broken benchmark is: requests that all fail, zero throughput, NaN or missing figures.
+ * something real and prints its table. One-second runs, CRUD and chat completions. How fast is
+ * never asserted (timed assertions on a shared machine would be flaky — benchmarks are run with
+ * `npm run bench`), but a broken benchmark is: requests that all fail, zero throughput, NaN or
+ * missing figures; and counts that do not depend on speed (provider calls per text) are exact.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +18,8 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 /** Figures in the printed table that show the benchmark itself is broken, not merely slow. */
 function brokenFigures(stdout: string): string[] {
   const rows = stdout.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| Scenario'));
-  const problems = rows.filter((row) => /NaN|n\/a|undefined|Infinity|failed|ERROR/i.test(row));
+  // "0 failed of 500" is a figure; any other count of failures is a broken run.
+  const problems = rows.filter((row) => /NaN|n\/a|undefined|Infinity|[1-9][\d,]* failed|ERROR/i.test(row));
   for (const row of rows) {
     const [, figure, value] = row.split('|').map((cell) => cell.trim()).slice(1);
     for (const [shown, number] of (value ?? '').matchAll(/([\d,.]+)(?:\/s|%| µs CPU\/req)/g)) {
@@ -52,4 +54,21 @@ describe('bench runner', () => {
     expect(report).toContain('npm run bench -- --quick --only crud');
     expect(report).toContain('Node.js v');
   }, 180_000);
+
+  it('runs `--quick --only chat` and prints the completion rows with their targets', async () => {
+    const out = join(dir, 'chat.md');
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'chat', '--out', out]);
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+    const rows = stdout.split('\n').filter((line) => line.startsWith('| Chat completions |'));
+    expect(rows.join('\n')).toMatch(/\| CPU per completion at 500\/s: chat ÷ bare chat proxy \| [\d.]+× \(\d+ µs CPU\/req vs \d+ µs CPU\/req\) \| ≤ 1\.5× \| (PASS|MISS) \|/);
+    expect(rows.join('\n')).toMatch(/\| CPU per completion at 500\/s: chat ÷ refine of the same answer \| [\d.]+× .* \| ≤ 1\.1× \| (PASS|MISS) \|/);
+    // The counts are exact, whatever the machine's load: one call per text, two with the repair; the app's way one more each.
+    expect(rows.join('\n')).toMatch(/\| provider calls per text, one completion each \(3 texts, persona whose rules the answer keeps\) \| 1 \| ≤ 1 \| PASS \|/);
+    expect(rows.join('\n')).toMatch(/\| provider calls per text, generation \+ POST \/v1\/refine \(3 texts, persona whose rules the answer keeps\) \| 2 \(2\.00× the completion's\) \|/);
+    expect(rows.join('\n')).toMatch(/\| provider calls per text, one completion each \(3 texts, persona with a required rule .*\) \| 2 \| ≤ 2 \| PASS \|/);
+    expect(rows.join('\n')).toMatch(/\| provider calls per text, generation \+ POST \/v1\/refine \(3 texts, persona with a required rule .*\) \| 3 \(1\.50× the completion's\) \|/);
+    expect(rows.filter((row) => row.includes('| tokens per text, completion vs generation + refine'))).toHaveLength(2);
+    expect(rows).toHaveLength(13);
+    expect(brokenFigures(stdout), stdout).toEqual([]);
+  }, 300_000);
 });
