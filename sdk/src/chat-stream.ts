@@ -5,7 +5,7 @@
  */
 import type { CallScope } from './call-scope.js';
 import { chatPersonaHeaders, chatRequest, withHidden } from './chat.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatStreamInput, ChatToolCall } from './chat-types.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatStreamInput, ChatToolCall, ChatUsage } from './chat-types.js';
 import { PersonaRefineError } from './errors.js';
 import { DEFAULT_MAX_EVENT_BYTES, EventStreamParser, type ServerSentEvent } from './event-stream-parser.js';
 import type { PostOptions, Transport } from './transport.js';
@@ -14,7 +14,7 @@ import type { PostOptions, Transport } from './transport.js';
  * The completion the chunks add up to, shaped as `chat`'s answer (`usage` only with
  * `includeUsage`), with who answered, the persona version and the request id not enumerable.
  */
-export type ChatStreamResult = ChatCompletion & {
+export type ChatStreamResult = Omit<ChatCompletion, 'usage'> & { usage?: ChatUsage } & {
   readonly personaVersion: number;
   readonly provider: Readonly<{ id: string; model?: string }>;
   readonly requestId: string | undefined;
@@ -178,8 +178,8 @@ class CompletionBuilder {
   private first: ChatCompletionChunk | undefined;
   private text = '';
   private readonly toolCalls: ChatToolCall[] = [];
-  private finishReason: ChatCompletion['choices'][number]['finish_reason'] = null;
-  private usage: ChatCompletion['usage'];
+  private finishReason: ChatFinishReason | undefined;
+  private usage: ChatUsage | undefined;
 
   add(chunk: ChatCompletionChunk): void {
     this.first ??= chunk;
@@ -196,8 +196,9 @@ class CompletionBuilder {
     }
   }
 
-  build(headers: Headers): ChatCompletion {
+  build(headers: Headers): Omit<ChatCompletion, 'usage'> & { usage?: ChatUsage } {
     const toolCalls = this.toolCalls.filter(Boolean);
+    if (this.finishReason === undefined) throw new PersonaRefineError({ kind: 'http', status: 200, message: 'the stream ended without a finish reason', requestId: requestIdOf(headers) });
     return {
       id: this.first?.id ?? requestIdOf(headers) ?? '',
       object: 'chat.completion',

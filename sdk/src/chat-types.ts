@@ -1,53 +1,22 @@
 /**
- * The OpenAI Chat Completions shapes `client.chat` sends and reads, with OpenAI's own member
- * names (snake_case), so a request written for the `openai` package reads the same here.
+ * The OpenAI Chat Completions shapes `client.chat` sends and reads, derived from the generated
+ * OpenAPI types like every SDK type, with OpenAI's own member names (snake_case): a request
+ * written for the `openai` package reads the same here.
  */
+import type { components, paths } from './generated/openapi.js';
 
-export interface ChatTextPart {
-  type: 'text';
-  text: string;
-}
+type JsonOf<T> = T extends { content: { 'application/json': infer Body } } ? Body : never;
+type ChatBody = JsonOf<paths['/v1/chat/completions']['post']['requestBody']>;
 
+export type ChatMessage = ChatBody['messages'][number];
 /** A message's content: a string, or text parts (image and audio parts are refused with a 400). */
-export type ChatContent = string | ChatTextPart[];
-
-export interface ChatToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export type ChatMessage =
-  | { role: 'system' | 'developer'; content: ChatContent; name?: string }
-  | { role: 'user'; content: ChatContent; name?: string }
-  | { role: 'assistant'; content?: ChatContent | null; tool_calls?: ChatToolCall[]; name?: string }
-  | { role: 'tool'; content: ChatContent; tool_call_id: string };
-
-export interface ChatTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
-
-export type ChatToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
-
-export type ChatResponseFormat =
-  | { type: 'text' }
-  | { type: 'json_object' }
-  | { type: 'json_schema'; json_schema: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean } };
+export type ChatContent = ChatMessage['content'];
+export type ChatTool = NonNullable<ChatBody['tools']>[number];
+export type ChatToolChoice = NonNullable<ChatBody['tool_choice']>;
+export type ChatResponseFormat = NonNullable<ChatBody['response_format']>;
 
 /** The optional members of a Chat Completions request the service translates to every provider. */
-export interface ChatOptions {
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  stop?: string | string[];
-  seed?: number;
-  user?: string;
-  response_format?: ChatResponseFormat;
-  tools?: ChatTool[];
-  tool_choice?: ChatToolChoice;
-}
+export type ChatOptions = Omit<ChatBody, 'model' | 'messages' | 'persona' | 'stream' | 'stream_options' | 'n'>;
 
 export interface ChatInput extends ChatOptions {
   /** `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; sent as `X-Persona`. */
@@ -64,47 +33,13 @@ export interface ChatStreamInput extends ChatInput {
   includeUsage?: boolean;
 }
 
-export type ChatFinishReason = 'stop' | 'length' | 'tool_calls' | 'content_filter';
+export type ChatCompletion = JsonOf<paths['/v1/chat/completions']['post']['responses'][200]>;
+export type ChatToolCall = NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']>[number];
+export type ChatFinishReason = ChatCompletion['choices'][number]['finish_reason'];
+/** Summed over every provider call the completion made (the repair call included). */
+export type ChatUsage = ChatCompletion['usage'];
 
-export interface ChatUsage {
-  prompt_tokens: number;
-  completion_tokens: number;
-  total_tokens: number;
-}
-
-export interface ChatCompletion {
-  id: string;
-  object: 'chat.completion';
-  created: number;
-  /** `<provider>/<model used>`. */
-  model: string;
-  choices: Array<{
-    index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] };
-    finish_reason: ChatFinishReason | null;
-  }>;
-  /** Summed over every provider call the completion made (the repair call included). */
-  usage?: ChatUsage;
-}
-
-/** A tool call as a chunk carries it: the first piece names it, later ones add to `arguments`. */
-export interface ChatToolCallDelta {
-  index: number;
-  id?: string;
-  type?: 'function';
-  function?: { name?: string; arguments?: string };
-}
-
-export interface ChatCompletionChunk {
-  id: string;
-  object: 'chat.completion.chunk';
-  created: number;
-  model: string;
-  choices: Array<{
-    index: number;
-    delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChatToolCallDelta[] };
-    finish_reason: ChatFinishReason | null;
-  }>;
-  /** On the last chunk only, with `includeUsage` (its `choices` are then empty). */
-  usage?: ChatUsage | null;
-}
+/** A streamed completion's chunk; the last one, with `includeUsage`, carries `usage` and no choices. */
+export type ChatCompletionChunk = components['schemas']['ChatCompletionChunk'];
+/** A tool call as a chunk carries it; OpenAI's own streams split one over several chunks, which are merged by `index`. */
+export type ChatToolCallDelta = NonNullable<ChatCompletionChunk['choices'][number]['delta']['tool_calls']>[number];

@@ -13,7 +13,6 @@ export type {
   ChatOptions,
   ChatResponseFormat,
   ChatStreamInput,
-  ChatTextPart,
   ChatTool,
   ChatToolCall,
   ChatToolCallDelta,

@@ -21,7 +21,8 @@ const completion = {
 const openAiError = (status: number, message: string, headers: Record<string, string> = {}) =>
   answer(status, { error: { message, type: 'invalid_request_error', param: null, code: null } }, { 'x-request-id': 'req-9', ...headers });
 
-const chunk = (delta: ChatCompletionChunk['choices'][number]['delta'], finish: string | null = null) => ({
+/** Loosely typed: a server may split a tool call over chunks as OpenAI's own streams do. */
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
   id: 'chatcmpl-2', object: 'chat.completion.chunk', created: 1_790_000_000, model: 'openai/gpt-5.4-mini',
   choices: [{ index: 0, delta, finish_reason: finish }],
 });

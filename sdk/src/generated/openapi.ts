@@ -2291,6 +2291,385 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/chat/completions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenAI's Chat Completions, answered in a persona's voice through the caller's own provider key
+         * @description A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body's `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; the caller's provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. The persona's instructions go first, before the caller's messages; its rules then apply to the answer's text as a refine applies them (no `preserve`), with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. Errors use OpenAI's body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller's key is a 401. Answers are never taken from the answer cache (docs/chat-completions.md).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: {
+                    /** @description The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>` */
+                    "x-persona"?: string;
+                    /** @description The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed */
+                    "x-provider-api-key"?: string;
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `<provider>/<model>` (e.g. `anthropic/claude-haiku-4-5`) or `<provider>` for its default model */
+                        model: string;
+                        messages: {
+                            role: "system" | "developer" | "user" | "assistant" | "tool";
+                            content?: (string | {
+                                /** @description `text`; image, audio and file parts are refused with a 400 that says so */
+                                type: string;
+                                /** @description The part's text */
+                                text?: string;
+                            }[]) | null;
+                            tool_calls?: {
+                                id: string;
+                                /** @enum {string} */
+                                type: "function";
+                                function: {
+                                    name: string;
+                                    /** @description The call's arguments as JSON text */
+                                    arguments: string;
+                                };
+                            }[];
+                            tool_call_id?: string;
+                        }[];
+                        /** @description `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`, when the X-Persona header is not sent */
+                        persona?: string;
+                        temperature?: number | null;
+                        top_p?: number | null;
+                        max_tokens?: number | null;
+                        max_completion_tokens?: number | null;
+                        stop?: (string | string[]) | null;
+                        seed?: number | null;
+                        user?: string;
+                        n?: number | null;
+                        stream?: boolean | null;
+                        stream_options?: {
+                            include_usage?: boolean;
+                        } | null;
+                        response_format?: {
+                            /** @enum {string} */
+                            type: "text";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_object";
+                        } | {
+                            /** @enum {string} */
+                            type: "json_schema";
+                            json_schema: {
+                                name: string;
+                                description?: string;
+                                schema?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        };
+                        tools?: {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                                description?: string;
+                                parameters?: {
+                                    [key: string]: unknown;
+                                };
+                                strict?: boolean | null;
+                            };
+                        }[];
+                        tool_choice?: "auto" | "none" | "required" | {
+                            /** @enum {string} */
+                            type: "function";
+                            function: {
+                                name: string;
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The completion */
+                200: {
+                    headers: {
+                        /** @description The persona version used: the pinned one, else the newest */
+                        "X-Persona-Version"?: number;
+                        /** @description The score of the answer (0–100), as POST /v1/check computes it; with the voice when judged */
+                        "X-Persona-Score"?: number;
+                        /** @description A judged refine: the ratings of the answer, `attribute=rating` pairs joined by commas, attribute names percent-encoded (`tone=4,my%20key=5`) */
+                        "X-Persona-Ratings"?: string;
+                        /** @description A judged refine whose judge failed: why (every key scrubbed; characters outside printable ASCII, and %, percent-encoded) */
+                        "X-Persona-Judge-Error"?: string;
+                        /** @description A judged refine whose persona sets no descriptive attribute: no judge call was made and the score has no voice; says why (encoded as X-Persona-Judge-Error is) */
+                        "X-Persona-Judge-Warning"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            object: "chat.completion";
+                            /** @description Unix seconds */
+                            created: number;
+                            /** @description `<provider>/<model used>` */
+                            model: string;
+                            choices: {
+                                index: number;
+                                message: {
+                                    /** @enum {string} */
+                                    role: "assistant";
+                                    content: string | null;
+                                    tool_calls?: {
+                                        id: string;
+                                        /** @enum {string} */
+                                        type: "function";
+                                        function: {
+                                            name: string;
+                                            arguments: string;
+                                        };
+                                    }[];
+                                };
+                                finish_reason: "stop" | "length" | "tool_calls" | "content_filter";
+                            }[];
+                            /** @description Summed over every provider call the completion made (the repair call included) */
+                            usage: {
+                                prompt_tokens: number;
+                                completion_tokens: number;
+                                total_tokens: number;
+                            };
+                        };
+                    };
+                };
+                /** @description OpenAI's error body */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description The key lacks the scope "refine" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The models POST /v1/chat/completions may name, in OpenAI's list shape
+         * @description Every provider's default model as `<provider>/<model>` (built-in providers first, then the OpenAI-compatible endpoints the operator declared); `model` also takes any other model id of a provider (`<provider>/<model>`) or the provider alone. `created` is when this instance started.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The models */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {string} */
+                            object: "list";
+                            data: {
+                                /** @description `<provider>/<model>`, as `model` takes it */
+                                id: string;
+                                /** @enum {string} */
+                                object: "model";
+                                created: number;
+                                /** @description The provider id */
+                                owned_by: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description OpenAI's error body */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description The key lacks the scope "refine" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+                /** @description OpenAI's error body */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OpenAiError"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/personas/{id}/samples": {
         parameters: {
             query?: never;
@@ -5060,6 +5439,47 @@ export interface components {
              * @enum {boolean}
              */
             replaced?: true;
+        };
+        OpenAiError: {
+            error: {
+                message: string;
+                /** @description `invalid_request_error`, `authentication_error`, `permission_error`, `not_found_error`, `rate_limit_error`, `server_error`… */
+                type: string;
+                param: string | null;
+                code: string | null;
+            };
+        };
+        /** @description A streamed completion: `data: <chunk>` lines, then `data: [DONE]` */
+        ChatCompletionChunk: {
+            id: string;
+            /** @enum {string} */
+            object: "chat.completion.chunk";
+            created: number;
+            model: string;
+            choices: {
+                index: number;
+                delta: {
+                    /** @enum {string} */
+                    role?: "assistant";
+                    content?: string;
+                    tool_calls?: {
+                        index: number;
+                        id: string;
+                        /** @enum {string} */
+                        type: "function";
+                        function: {
+                            name: string;
+                            arguments: string;
+                        };
+                    }[];
+                };
+                finish_reason: ("stop" | "length" | "tool_calls" | "content_filter") | null;
+            }[];
+            usage?: {
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+            } | null;
         };
     };
     responses: never;
