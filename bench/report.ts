@@ -2,6 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, release, totalmem } from 'node:os';
 import { dirname } from 'node:path';
+import type { Latency } from './load.js';
 
 export type Status = 'PASS' | 'MISS' | 'info' | 'SKIP';
 
@@ -36,6 +37,8 @@ export const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 export const percent = (ratio: number) => (Number.isFinite(ratio) ? `${(ratio * 100).toFixed(0)}%` : 'n/a');
 /** Server CPU time per request. */
 export const cpu = (us: number) => (Number.isFinite(us) ? `${Math.round(us)} µs CPU/req` : 'CPU n/a');
+/** An open-loop run: its latencies, what was answered and the server's CPU per request. */
+export const latency = (l: Latency) => `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
 
 export function table(rows: Row[]): string {
   const lines = ['| Scenario | Figure | Value | Target | Result |', '|---|---|---|---|---|'];

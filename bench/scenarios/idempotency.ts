@@ -7,7 +7,7 @@
 import { type Database, freshPostgres, freshSqlite, JSON_AUTH, refineBody } from '../fixtures.js';
 import { type Latency, type Target, median, medianRound, openLoop } from '../load.js';
 import { ensureAlive, startFakeProvider } from '../processes.js';
-import { type Row, type ScenarioResult, cpu, info, judged, ms, perSecond, skipped } from '../report.js';
+import { type Row, type ScenarioResult, cpu, info, judged, latency, ms, perSecond, skipped } from '../report.js';
 import type { Settings } from '../settings.js';
 import { SOCKETS, withService } from './refine.js';
 
@@ -17,8 +17,6 @@ interface Round {
   without: Latency;
   with: Latency;
 }
-
-const describe = (l: Latency) => `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
 
 export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): Promise<ScenarioResult> {
   const scenario = storage === 'sqlite' ? 'Idempotency-Key (SQLite)' : 'Idempotency-Key (PostgreSQL)';
@@ -48,8 +46,8 @@ export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): 
       const p99Round = medianRound(rounds, extraP99);
       const p99Middle = extraP99(p99Round);
       const rows: Row[] = [
-        info(scenario, `refine without a key ${at}`, describe(p99Round.without)),
-        info(scenario, `refine with a fresh Idempotency-Key each ${at}`, describe(p99Round.with)),
+        info(scenario, `refine without a key ${at}`, latency(p99Round.without)),
+        info(scenario, `refine with a fresh Idempotency-Key each ${at}`, latency(p99Round.with)),
         judged(scenario, `CPU per refine a key adds ${at}${of}`, cpuMiddle, `${cpuMiddle >= 0 ? '+' : ''}${(cpuMiddle * 100).toFixed(1)}% (${cpu(cpuRound.with.cpuUs)} vs ${cpu(cpuRound.without.cpuUs)})`, { atMost: 0.1, text: '≤ +10%' }),
         judged(scenario, `p99 a key adds ${at}${of}`, p99Middle, `${p99Middle >= 0 ? '+' : ''}${ms(p99Middle)}`, { atMost: 1, text: '≤ +1 ms' }),
         info(scenario, `p50 a key adds ${at}${of}`, `${ms(median(rounds.map((r) => r.with.p50 - r.without.p50)))}`),

@@ -14,7 +14,7 @@ import { publicBasePath } from '../../test/fakes/provider-wire-formats.js';
 import { API_KEY, type Database, JSON_AUTH, PROVIDER_KEY, REFINE_PERSONA, freshSqlite, refineBody, seedPersonas } from '../fixtures.js';
 import { type Latency, type Target, type Throughput, closedLoop, median, medianRound, openLoop } from '../load.js';
 import { type Proc, RESULTS_DIR, ensureAlive, startBareProxy, startFakeProvider, startService } from '../processes.js';
-import { type Row, type ScenarioResult, cpu, info, judged, ms, percent, perSecond } from '../report.js';
+import { type Row, type ScenarioResult, cpu, info, judged, latency, ms, percent, perSecond } from '../report.js';
 import type { Settings } from '../settings.js';
 
 const SCENARIO = 'Refine';
@@ -75,14 +75,10 @@ interface Round {
   bareMax: Throughput;
 }
 
-function describe(l: Latency): string {
-  return `p50 ${ms(l.p50)}, p99 ${ms(l.p99)}; ${perSecond(l.achievedRate)} achieved, ${l.failed} failed of ${l.sent}; ${cpu(l.cpuUs)}`;
-}
-
 const describeMax = (t: Throughput) => `${perSecond(t.rps)}, ${cpu(t.cpuUs)}${t.failed > 0 ? ` (${t.failed} failed: ${JSON.stringify(t.statusCodes)})` : ''}`;
 
 /** Kept up: answered (nearly) everything at the rate, with CPU to spare (above ~90% of a core the figures measure a queue). */
-const keptUp = (l: Latency, rate: number) => l.achievedRate >= rate * 0.95 && l.failed <= l.sent * 0.001 && (!Number.isFinite(l.cpuUs) || (l.cpuUs * rate) / 1e6 < 0.9);
+export const keptUp = (l: Latency, rate: number) => l.achievedRate >= rate * 0.95 && l.failed <= l.sent * 0.001 && (!Number.isFinite(l.cpuUs) || (l.cpuUs * rate) / 1e6 < 0.9);
 
 export async function refine(s: Settings): Promise<ScenarioResult> {
   const captured = await captureProviderRequest();
@@ -126,9 +122,9 @@ export async function refine(s: Settings): Promise<ScenarioResult> {
       const maxRatio = (r: Round) => r.refineMax.rps / r.bareMax.rps;
       const typical = medianRound(rounds, addedP50);
       const rows: Row[] = [
-        info(SCENARIO, `fake provider directly ${at}`, describe(typical.direct)),
-        info(SCENARIO, `through POST /v1/refine ${at} (SDK path: Idempotency-Key, persona with rules)`, describe(typical.through)),
-        info(SCENARIO, `bare Fastify + undici proxy ${at}`, describe(typical.bare)),
+        info(SCENARIO, `fake provider directly ${at}`, latency(typical.direct)),
+        info(SCENARIO, `through POST /v1/refine ${at} (SDK path: Idempotency-Key, persona with rules)`, latency(typical.through)),
+        info(SCENARIO, `bare Fastify + undici proxy ${at}`, latency(typical.bare)),
         judged(SCENARIO, `added p50 ${at}${of}`, median(rounds.map(addedP50)), ms(median(rounds.map(addedP50))), { atMost: 0.5, text: '≤ 0.5 ms' }),
         judged(SCENARIO, `added p99 ${at}${of}`, median(rounds.map(addedP99)), ms(median(rounds.map(addedP99))), { atMost: 2, text: '≤ 2 ms' }),
       ];
