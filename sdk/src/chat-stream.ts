@@ -8,6 +8,7 @@ import { chatPersonaHeaders, chatRequest, withHidden } from './chat.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatFinishReason, ChatStreamInput, ChatToolCall, ChatUsage } from './chat-types.js';
 import { PersonaRefineError } from './errors.js';
 import { DEFAULT_MAX_EVENT_BYTES, EventStreamParser, type ServerSentEvent } from './event-stream-parser.js';
+import { streamFailure } from './openai-error.js';
 import type { PostOptions, Transport } from './transport.js';
 
 /**
@@ -151,22 +152,11 @@ function chunkOf(event: ServerSentEvent, headers: Headers): ChatCompletionChunk 
   }
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw wrong('is not a JSON object');
   const error = (data as { error?: unknown }).error;
-  if (typeof error === 'object' && error !== null) throw streamError(error as Record<string, unknown>, headers);
+  if (typeof error === 'object' && error !== null) {
+    throw new PersonaRefineError({ kind: 'http', ...streamFailure(error as Record<string, unknown>), requestId: requestIdOf(headers) });
+  }
   if (!Array.isArray((data as { choices?: unknown }).choices)) throw wrong('has no choices');
   return data as ChatCompletionChunk;
-}
-
-/**
- * OpenAI's error body in a stream carries no HTTP status: the service puts the status the same
- * failure gets without streaming in `code` when it is a number; otherwise a provider's failure
- * (its message starts `provider "`) is a 502 and the service's own a 500.
- */
-function streamError(error: Record<string, unknown>, headers: Headers): PersonaRefineError {
-  const message = typeof error.message === 'string' ? error.message : 'the stream failed';
-  const source = message.startsWith('provider "') ? 'provider' : 'service';
-  const code = Number(error.code);
-  const status = Number.isInteger(code) && code >= 400 && code <= 599 ? code : source === 'provider' ? 502 : 500;
-  return new PersonaRefineError({ kind: 'http', status, message, source, requestId: requestIdOf(headers) });
 }
 
 function cutError(headers: Headers, detail: string, cause?: unknown): PersonaRefineError {

@@ -157,7 +157,7 @@ describe('client.chatStream on the wire', () => {
 
   it('an error after text throws the typed error after the chunks given, and is not retried', async () => {
     const client = await clientFor(() =>
-      streamAnswer(sse(chunk({ role: 'assistant' }), chunk({ content: 'Hi' }), { error: { message: 'provider "openai" failed (HTTP 500): boom', type: 'api_error', param: null, code: null } })),
+      streamAnswer(sse(chunk({ role: 'assistant' }), chunk({ content: 'Hi' }), { error: { message: 'provider "openai" failed (HTTP 500): boom', type: 'server_error', param: null, code: 'provider_failed' } })),
     );
     const stream = client.chatStream(input);
     const seen: ChatCompletionChunk[] = [];
@@ -168,10 +168,19 @@ describe('client.chatStream on the wire', () => {
     expect(server.seen).toHaveLength(1);
   });
 
+  it.each([
+    ['provider_timeout', 'server_error', 'provider "openai" did not answer within 1500 ms', 504, 'provider'],
+    ['provider_rate_limited', 'rate_limit_error', 'provider "openai" is rate limiting requests', 429, 'provider'],
+    ['internal', 'server_error', 'internal error', 500, 'service'],
+  ])('a mid-stream error with code %s has the status the same failure gets unstreamed', async (code, type, message, status, source) => {
+    const client = await clientFor(() => streamAnswer(sse(chunk({ role: 'assistant' }), chunk({ content: 'Hi' }), { error: { message, type, param: null, code } })));
+    expect(await failure(collect(client.chatStream(input)))).toMatchObject({ kind: 'http', status, source, message });
+  });
+
   it('an error before any text is the attempt\'s failure: retried when retryable', async () => {
     const client = await clientFor((index) =>
       index === 0
-        ? streamAnswer(sse(chunk({ role: 'assistant' }), { error: { message: 'provider "openai" is overloaded (HTTP 503)', type: 'api_error', param: null, code: 503 } }))
+        ? streamAnswer(sse(chunk({ role: 'assistant' }), { error: { message: 'provider "openai" is overloaded (HTTP 503)', type: 'server_error', param: null, code: 'provider_failed' } }))
         : streamAnswer(sse(chunk({ role: 'assistant' }), chunk({ content: 'Hi' }), chunk({}, 'stop'), '[DONE]')),
     );
     const stream = client.chatStream(input);

@@ -24,7 +24,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio preview, Generate mode', () 
     await page.getByLabel('Prompt').fill(PROMPT);
     await page.getByLabel('Provider', { exact: true }).selectOption(provider);
     await page.getByLabel('Provider API key').fill(key);
-    if (stream) await page.getByLabel('Stream the answer as it is written').check();
+    if (stream) await page.getByLabel('Stream the answer as it is written (no repair call)').check();
     await page.getByRole('button', { name: 'Generate', exact: true }).click();
   };
   const answer = () => page.getByRole('figure', { name: 'Answer by Friendly support' });

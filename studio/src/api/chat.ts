@@ -4,6 +4,7 @@
  * provider key leaves the page only in `X-Provider-Api-Key` on that request.
  */
 import { EventStreamParser, type ServerSentEvent } from '../../../sdk/src/event-stream-parser.js';
+import { streamFailure } from '../../../sdk/src/openai-error.js';
 import { ApiError, unreachable } from './api-error.js';
 import type { RefineOutcome } from './client.js';
 import { parseServerTiming } from './server-timing.js';
@@ -110,7 +111,7 @@ interface ChunkData {
   usage?: { prompt_tokens: number; completion_tokens: number } | null;
 }
 
-/** A chunk's JSON, or the failure it reports (`{ error: { message, code } }`), or the service's failure to send one. */
+/** A chunk's JSON, or the failure it reports (OpenAI's error body), or the service's failure to send one. */
 function chunkData(event: ServerSentEvent): ChunkData {
   let data: unknown;
   try {
@@ -121,11 +122,8 @@ function chunkData(event: ServerSentEvent): ChunkData {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new ApiError(502, 'the stream sent a chunk that is not a JSON object', 'service');
   const error = (data as { error?: unknown }).error;
   if (typeof error === 'object' && error !== null) {
-    const { message, code } = error as { message?: unknown; code?: unknown };
-    const text = typeof message === 'string' ? message : 'the stream failed';
-    const source = text.startsWith('provider "') ? 'provider' : 'service';
-    const status = typeof code === 'number' && code >= 400 && code <= 599 ? code : source === 'provider' ? 502 : 500;
-    throw new ApiError(status, text, source);
+    const { status, message, source } = streamFailure(error as Record<string, unknown>);
+    throw new ApiError(status, message, source);
   }
   return data as ChunkData;
 }

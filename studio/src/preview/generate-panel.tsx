@@ -104,7 +104,7 @@ export function GeneratePanel({ api, persona, settings, providers, onSettings }:
         <ProviderFields settings={settings} providers={providers} onChange={onSettings} />
         <div class="field checkbox">
           <input id="generate-stream" type="checkbox" checked={stream} onChange={(event) => setStream(event.currentTarget.checked)} />
-          <label for="generate-stream">Stream the answer as it is written</label>
+          <label for="generate-stream">Stream the answer as it is written (no repair call)</label>
         </div>
         <div class="actions">
           <button type="submit" disabled={running || cannotGenerate !== undefined} title={cannotGenerate}>
