@@ -8,11 +8,14 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler, preHandlerHookHandler } from 'fastify';
 import { BUDGET_HEADER, type Metering, type MeteredWork } from '../usage/metering.js';
+import type { UsageEndpoint } from '../usage/request-usage.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** Counts against the key's refinesPerMinute and tokensPerDay; says what the request may spend, estimated from it. */
     budgeted?: (request: FastifyRequest) => number;
+    /** What the usage rows of a budgeted route count it as; `refine` when absent. */
+    usageEndpoint?: UsageEndpoint;
   }
   interface FastifyRequest {
     metered: MeteredWork | null;
@@ -34,7 +37,7 @@ export function installBudgets(app: FastifyInstance, metering: Metering): void {
 
   // The handler runs inside the key's usage context, so its usage is counted for its key (and its budgets).
   const withinUsageContext: preHandlerHookHandler = (request, _reply, done) => {
-    request.metered!.within(done);
+    request.metered!.within(done, request.routeOptions.config.usageEndpoint);
   };
 
   const reportRemaining: onSendHookHandler = async (request, reply, payload) => {

@@ -37,7 +37,7 @@ export interface ChatRouteOptions {
 
 export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> = async (app, { chat, concurrency, metrics, idempotency, deferIdempotency }) => {
   app.post('/chat/completions', {
-    config: { scope: 'refine', errorBody: 'openai', budgeted: (request) => estimatedChatTokens(request.body as ChatCompletionBody) },
+    config: { scope: 'refine', errorBody: 'openai', usageEndpoint: 'chat', budgeted: (request) => estimatedChatTokens(request.body as ChatCompletionBody) },
     ...idempotency,
     schema: {
       tags: ['chat'],

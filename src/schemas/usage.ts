@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { USAGE_ENDPOINTS } from '../usage/request-usage.js';
 import type { UsageAnswerRow } from '../usage/usage-service.js';
 import type { Assignable } from './common.js';
 
@@ -25,7 +26,10 @@ export const UsageRow = Type.Object(
     model: Type.Union([Type.String(), Type.Null()], {
       description: 'The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers)',
     }),
-    refines: count('Refines this provider/model answered, cache hits included'),
+    endpoint: Type.Union(USAGE_ENDPOINTS.map((endpoint) => Type.Literal(endpoint)), {
+      description: 'What was asked: `refine` (POST /v1/refine, checks and evaluations) or `chat` (POST /v1/chat/completions); the rows before API 1.4.0 are all `refine`',
+    }),
+    refines: count('Refines (or chat completions, for `endpoint` `chat`) this provider/model answered, cache hits included'),
     failures: count('Refines in which this provider/model failed (whether or not a fallback then answered)'),
     cacheHits: count('Refines answered from the cache'),
     providerCalls: count(

@@ -129,6 +129,8 @@ export interface UsageDailyTable {
   provider: string;
   /** The resolved model; empty for the offline `rules` provider. */
   model: string;
+  /** What was asked: `refine` (POST /v1/refine, checks, evaluations) or `chat` (POST /v1/chat/completions). */
+  endpoint: Generated<string>;
   refines: Counter;
   failures: Counter;
   cache_hits: Counter;

@@ -4,6 +4,7 @@
  * same row without a read-modify-write race.
  */
 import type { Kysely, Selectable } from 'kysely';
+import type { UsageEndpoint } from '../usage/request-usage.js';
 import type { Database, UsageDailyTable } from './schema.js';
 
 export interface UsageKey {
@@ -14,6 +15,7 @@ export interface UsageKey {
   day: string;
   provider: string;
   model: string;
+  endpoint: UsageEndpoint;
 }
 
 export interface UsageCounts {
@@ -37,11 +39,11 @@ const sum = (a: UsageCounts, b: UsageCounts): UsageCounts => ({
   outputTokens: a.outputTokens + b.outputTokens,
 });
 
-/** One increment per account × day × provider × model (PostgreSQL updates a row once per statement), in a stable order. */
+/** One increment per account × day × provider × model × endpoint (PostgreSQL updates a row once per statement), in a stable order. */
 function perAccountRow(increments: UsageIncrement[]): UsageIncrement[] {
   const rows = new Map<string, UsageIncrement>();
   for (const i of increments) {
-    const id = `${i.accountId}\u0000${i.day}\u0000${i.provider}\u0000${i.model}`;
+    const id = `${i.accountId}\u0000${i.day}\u0000${i.provider}\u0000${i.model}\u0000${i.endpoint}`;
     const seen = rows.get(id);
     rows.set(id, seen ? { ...seen, ...sum(seen, i) } : { ...i, keyId: '' });
   }
@@ -67,6 +69,7 @@ export class UsageRepository {
       day: i.day,
       provider: i.provider,
       model: i.model,
+      endpoint: i.endpoint,
       refines: i.refines,
       failures: i.failures,
       cache_hits: i.cacheHits,
@@ -82,7 +85,7 @@ export class UsageRepository {
         .insertInto('usage_daily')
         .values(perAccountRow(increments).map(values))
         .onConflict((oc) =>
-          oc.columns(['account_id', 'day', 'provider', 'model']).doUpdateSet((eb) => ({
+          oc.columns(['account_id', 'day', 'provider', 'model', 'endpoint']).doUpdateSet((eb) => ({
             refines: eb('usage_daily.refines', '+', eb.ref('excluded.refines')),
             failures: eb('usage_daily.failures', '+', eb.ref('excluded.failures')),
             cache_hits: eb('usage_daily.cache_hits', '+', eb.ref('excluded.cache_hits')),
@@ -99,7 +102,7 @@ export class UsageRepository {
         .insertInto('usage_daily_keys')
         .values(increments.map((i) => ({ ...values(i), key_id: i.keyId })))
         .onConflict((oc) =>
-          oc.columns(['account_id', 'day', 'provider', 'model', 'key_id']).doUpdateSet((eb) => ({
+          oc.columns(['account_id', 'day', 'provider', 'model', 'endpoint', 'key_id']).doUpdateSet((eb) => ({
             refines: eb('usage_daily_keys.refines', '+', eb.ref('excluded.refines')),
             failures: eb('usage_daily_keys.failures', '+', eb.ref('excluded.failures')),
             cache_hits: eb('usage_daily_keys.cache_hits', '+', eb.ref('excluded.cache_hits')),
@@ -125,6 +128,7 @@ export class UsageRepository {
       .orderBy('day')
       .orderBy('provider')
       .orderBy('model')
+      .orderBy('endpoint')
       .execute();
     return rows.map(toRow);
   }
@@ -140,6 +144,7 @@ export class UsageRepository {
       .orderBy('day')
       .orderBy('provider')
       .orderBy('model')
+      .orderBy('endpoint')
       .orderBy('key_id')
       .execute();
     return rows.map((row) => ({ ...toRow(row), keyId: row.key_id }));
@@ -151,6 +156,7 @@ function toRow(row: Selectable<UsageDailyTable>): UsageRow {
     day: row.day,
     provider: row.provider,
     model: row.model,
+    endpoint: row.endpoint as UsageEndpoint,
     refines: Number(row.refines),
     failures: Number(row.failures),
     cacheHits: Number(row.cache_hits),

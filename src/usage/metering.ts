@@ -13,7 +13,7 @@ import type { BudgetLine, BudgetStore } from '../limits/key-budget.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { AuditEntry, ChangeAuthor } from '../storage/change-log.js';
-import { requestUsage } from './request-usage.js';
+import { requestUsage, type UsageEndpoint } from './request-usage.js';
 
 export const BUDGET_HEADER = 'x-budget-tokens-remaining';
 /** How long metered work waits for work in flight to settle before a 429 (docs/keys-and-scopes.md, "Budgets"). */
@@ -50,8 +50,8 @@ export class MeteredWork {
   }
 
   /** Runs `work` inside the key's usage context: every provider call it makes is counted for the key and its budgets. */
-  within<T>(work: () => T): T {
-    return requestUsage.run({ keyId: this.keyId, onTokens: this.budget ? (tokens) => this.add(tokens) : undefined }, work);
+  within<T>(work: () => T, endpoint?: UsageEndpoint): T {
+    return requestUsage.run({ keyId: this.keyId, ...(endpoint ? { endpoint } : {}), onTokens: this.budget ? (tokens) => this.add(tokens) : undefined }, work);
   }
 
   private add(tokens: number): void {

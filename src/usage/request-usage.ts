@@ -6,8 +6,14 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
+/** What a usage row counts (docs/usage-cache-fallbacks.md, "Counting usage"): refines (checks and evaluations with them) or chat completions. */
+export const USAGE_ENDPOINTS = ['refine', 'chat'] as const;
+export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
+
 export interface RequestUsage {
   keyId: string;
+  /** The route's (`config.usageEndpoint`); `refine` when absent. */
+  endpoint?: UsageEndpoint;
   /** Tokens (input + output) as each provider contribution is counted. */
   onTokens?: (tokens: number) => void;
 }

@@ -60,9 +60,10 @@ export class UsageRecorder {
     // The key is the request's (src/usage/request-usage.ts); '' outside a request.
     const context = requestUsage.getStore();
     const keyId = context?.keyId ?? '';
+    const endpoint = context?.endpoint ?? 'refine';
     for (const { provider, model, outcome, tally } of contributions) {
       context?.onTokens?.(tally.inputTokens + tally.outputTokens);
-      this.add({ accountId, keyId, day, provider, model }, {
+      this.add({ accountId, keyId, day, provider, model, endpoint }, {
         refines: outcome === 'answered' || outcome === 'cache_hit' ? 1 : 0,
         failures: outcome === 'failed' ? 1 : 0,
         cacheHits: outcome === 'cache_hit' ? 1 : 0,
@@ -93,7 +94,7 @@ export class UsageRecorder {
   }
 
   private add(key: Omit<UsageIncrement, keyof UsageCounts>, counts: UsageCounts): void {
-    const id = `${key.accountId}\u0000${key.keyId}\u0000${key.day}\u0000${key.provider}\u0000${key.model}`;
+    const id = `${key.accountId}\u0000${key.keyId}\u0000${key.day}\u0000${key.provider}\u0000${key.model}\u0000${key.endpoint}`;
     const entry = this.pending.get(id);
     if (!entry) {
       this.pending.set(id, { ...key, ...counts });
@@ -136,7 +137,7 @@ export class UsageRecorder {
   }
 
   private keep(increments: UsageIncrement[]): void {
-    for (const { accountId, keyId, day, provider, model, ...counts } of increments) this.add({ accountId, keyId, day, provider, model }, counts);
+    for (const { accountId, keyId, day, provider, model, endpoint, ...counts } of increments) this.add({ accountId, keyId, day, provider, model, endpoint }, counts);
   }
 
   private modelLabel(provider: string, model: string): string {

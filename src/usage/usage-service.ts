@@ -1,6 +1,7 @@
 /** Reading an account's usage: the day range rules, and fresh numbers from this instance. */
 import { invalidRequest } from '../errors.js';
 import type { UsageRepository, UsageRow } from '../storage/usage-repository.js';
+import type { UsageEndpoint } from './request-usage.js';
 import type { UsageRecorder } from './usage-recorder.js';
 
 /** One day's counts for one provider and model (and key, when grouped by key), as GET /v1/usage answers them. */
@@ -9,6 +10,8 @@ export interface UsageAnswerRow {
   provider: string;
   /** null for the `rules` provider, which has no model. */
   model: string | null;
+  /** `refine` (refines, checks, evaluations) or `chat` (chat completions). */
+  endpoint: UsageEndpoint;
   refines: number;
   failures: number;
   cacheHits: number;

@@ -142,7 +142,7 @@ describe.each(storageTargets)('GET /v1/usage on $engine', (target) => {
     const res = await f.server.request(`/v1/usage?from=${today()}&to=${today()}`, { key: account.key });
     expect(res.status).toBe(200);
     const row = (provider: string, model: string | null, counts: Record<string, number>) => ({
-      day: today(), provider, model, refines: 0, failures: 0, cacheHits: 0, providerCalls: 0, inputTokens: 0, outputTokens: 0, ...counts,
+      day: today(), provider, model, endpoint: 'refine', refines: 0, failures: 0, cacheHits: 0, providerCalls: 0, inputTokens: 0, outputTokens: 0, ...counts,
     });
     expect(await res.json()).toEqual([
       // A 500 is retried twice: three calls, no tokens.
@@ -165,7 +165,7 @@ describe.each(storageTargets)('GET /v1/usage on $engine', (target) => {
     const rows = await (await f.server.request('/v1/usage', { key: account.key })).json();
     const { input, output } = fakeTokenCounts(f.fake.requests[0]!.userText, `Rewritten: ${f.fake.requests[0]!.userText}`);
     expect(rows).toEqual([
-      { day: today(), provider: 'groq', model: f.fake.requests[0]!.model, refines: 40, failures: 0, cacheHits: 0, providerCalls: 40, inputTokens: 40 * input, outputTokens: 40 * output },
+      { day: today(), provider: 'groq', model: f.fake.requests[0]!.model, endpoint: 'refine', refines: 40, failures: 0, cacheHits: 0, providerCalls: 40, inputTokens: 40 * input, outputTokens: 40 * output },
     ]);
   });
 

@@ -34,7 +34,7 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
   });
 
   it('two instances upserting the same rows concurrently lose no increment', async () => {
-    const rows = ['gpt-a', 'gpt-b', 'gpt-c'].map((model) => ({ accountId: account, keyId: 'key_a', day: '2026-11-01', provider: 'openai', model }));
+    const rows = ['gpt-a', 'gpt-b', 'gpt-c'].map((model) => ({ accountId: account, keyId: 'key_a', day: '2026-11-01', provider: 'openai', model, endpoint: 'refine' as const }));
     const one = { refines: 1, failures: 0, cacheHits: 0, providerCalls: 2, inputTokens: 10, outputTokens: 7 };
     const writers = [new UsageRepository(first.db), new UsageRepository(second.db)];
     await Promise.all(
@@ -43,13 +43,13 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
     const listed = await new UsageRepository(first.db).list(account, '2026-11-01', '2026-11-01');
     expect(listed).toEqual(
       rows.map(({ day, provider, model }) => ({
-        day, provider, model, refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
+        day, provider, model, endpoint: 'refine', refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
       })),
     );
     // The same counts, split by key (one key here).
     expect(await new UsageRepository(first.db).listByKey(account, '2026-11-01', '2026-11-01')).toEqual(
       rows.map(({ day, provider, model }) => ({
-        day, provider, model, keyId: 'key_a', refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
+        day, provider, model, endpoint: 'refine', keyId: 'key_a', refines: 60, failures: 0, cacheHits: 0, providerCalls: 120, inputTokens: 600, outputTokens: 420,
       })),
     );
   });
@@ -70,7 +70,7 @@ describe.each(storageTargets)('usage counters on $engine', (target) => {
     await Promise.all(recorders.map((r) => r.close()));
     const [row] = await new UsageRepository(second.db).list(account, '2026-11-02', '2026-11-02');
     expect(row).toEqual({
-      day: '2026-11-02', provider: 'anthropic', model: 'claude-x',
+      day: '2026-11-02', provider: 'anthropic', model: 'claude-x', endpoint: 'refine',
       refines: 400, failures: 0, cacheHits: 40, providerCalls: 360, inputTokens: 1080, outputTokens: 720,
     });
     const exported = await metrics.registry.getSingleMetricAsString('persona_refine_tokens_total');

@@ -4081,8 +4081,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The account's usage, one row per UTC day × provider × model
-         * @description Counts refines, failures, cache hits, provider calls and the tokens the providers reported. Oldest day first, then provider and model. Days without refines have no row. Instances write their counts at least once a second, so another instance's last second may not be in the answer yet. With `groupBy=key` each row is also split by the API key that refined and carries its `keyId`.
+         * The account's usage, one row per UTC day × provider × model × endpoint
+         * @description Counts refines, failures, cache hits, provider calls and the tokens the providers reported. Oldest day first, then provider and model. Days without refines have no row. Instances write their counts at least once a second, so another instance's last second may not be in the answer yet. With `groupBy=key` each row is also split by the API key that refined and carries its `keyId`. `endpoint` tells refines (`refine`) from chat completions (`chat`): one day's refines and completions through one model are two rows.
          */
         get: {
             parameters: {
@@ -4119,7 +4119,9 @@ export interface paths {
                             provider: string;
                             /** @description The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers) */
                             model: string | null;
-                            /** @description Refines this provider/model answered, cache hits included */
+                            /** @description What was asked: `refine` (POST /v1/refine, checks and evaluations) or `chat` (POST /v1/chat/completions); the rows before API 1.4.0 are all `refine` */
+                            endpoint: "refine" | "chat";
+                            /** @description Refines (or chat completions, for `endpoint` `chat`) this provider/model answered, cache hits included */
                             refines: number;
                             /** @description Refines in which this provider/model failed (whether or not a fallback then answered) */
                             failures: number;

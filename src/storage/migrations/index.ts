@@ -8,6 +8,7 @@ import { evaluations } from './2026-11-27-030-evaluations.js';
 import { keyAncestors } from './2026-11-28-034-key-ancestors.js';
 import { evalErrored } from './2026-11-28-035-eval-errored.js';
 import { idempotencyScopes } from './2026-11-28-036-idempotency-scopes.js';
+import { usageEndpoints } from './2026-11-28-037-usage-endpoints.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -20,4 +21,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-034-key-ancestors': keyAncestors,
   '2026-11-28-035-eval-errored': evalErrored,
   '2026-11-28-036-idempotency-scopes': idempotencyScopes,
+  '2026-11-28-037-usage-endpoints': usageEndpoints,
 };
