@@ -5,7 +5,7 @@ import type { UsageQuery, UsageRow } from './types.js';
 export class Usage {
   constructor(private readonly transport: Transport) {}
 
-  /** One row per UTC day × provider × model, oldest day first; default range: this month so far. */
+  /** One row per UTC day × provider × model × endpoint (`refine` or `chat`), oldest day first; default range: this month so far. */
   async list(query: UsageQuery = {}, options?: CallOptions): Promise<UsageRow[]> {
     const params = new URLSearchParams();
     if (query.from !== undefined) params.set('from', query.from);
