@@ -46,7 +46,7 @@ export function sendError(reply: FastifyReply, error: DomainError): FastifyReply
   if (error.source === 'provider') reply.header('x-error-source', 'provider');
   reply.type('application/json; charset=utf-8');
   // A route OpenAI's clients call answers in their shape (src/http/openai-error.ts); unmatched routes have no config.
-  if (reply.request.routeOptions.config?.errorBody === 'openai') {
+  if (reply.request.routeOptions?.config?.errorBody === 'openai') {
     const status = openAiStatus(error);
     return reply.code(status).send(openAiErrorBody(error, status));
   }

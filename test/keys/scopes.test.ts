@@ -5,6 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SCOPES, type Scope } from '../../src/accounts/scopes.js';
+import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { callerKey, refineEnv } from '../helpers/refine-fixture.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 interface RouteCall {
@@ -14,10 +16,14 @@ interface RouteCall {
   scope: Scope | 'any';
   json?: () => unknown;
   headers?: Record<string, string>;
+  /** The route answers OpenAI's error body (docs/chat-completions.md, "Errors"). */
+  openAiErrors?: true;
 }
 
 describe('scopes: every route refuses a key without its scope and serves one with it', () => {
   let server: TestServer;
+  // The chat completion generates, so a provider answers it (the refine walked here is `rules`).
+  let fake: FakeProviderServer;
   const keys = new Map<string, string>();
 
   const makeKey = async (name: string, scopes: string[]): Promise<string> => {
@@ -79,6 +85,12 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     },
     { method: 'POST', path: () => '/v1/check', scope: 'refine', json: () => ({ personaId: walkedPersona, content: 'Hello there.' }) },
     { method: 'GET', path: () => '/v1/providers', scope: 'refine' },
+    {
+      method: 'POST', path: () => '/v1/chat/completions', scope: 'refine', openAiErrors: true,
+      headers: { 'x-provider-api-key': callerKey('openai') },
+      json: () => ({ model: 'openai', messages: [{ role: 'user', content: 'Hello' }], persona: walkedPersona }),
+    },
+    { method: 'GET', path: () => '/v1/models', scope: 'refine', openAiErrors: true },
     { method: 'GET', path: () => '/v1/usage', scope: 'usage:read' },
     { method: 'GET', path: () => '/v1/usage?groupBy=key', scope: 'usage:read' },
     { method: 'GET', path: () => '/v1/audit', scope: 'audit:read' },
@@ -106,14 +118,18 @@ describe('scopes: every route refuses a key without its scope and serves one wit
   let walkedPersona = '';
 
   beforeAll(async () => {
-    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000' } });
+    fake = await startFakeProviderServer();
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', ...refineEnv(fake) } });
     walkedPersona = await persona();
     for (const scope of SCOPES) {
       keys.set(`only ${scope}`, await makeKey(`only ${scope}`, [scope]));
       keys.set(`all but ${scope}`, await makeKey(`all but ${scope}`, SCOPES.filter((s) => s !== scope)));
     }
   });
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+  });
 
   it('covers every route the OpenAPI document lists', async () => {
     const document = await (await server.request('/v1/openapi.json')).json();
@@ -125,7 +141,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
       'GET /v1/personas/{id}/labels', 'GET /v1/personas/{id}/label-policies', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
-      'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'GET /v1/usage', 'GET /v1/audit',
+      'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/usage', 'GET /v1/audit',
       'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',
       'GET /v1/personas/{id}/samples', 'PUT /v1/personas/{id}/samples', 'POST /v1/personas/{id}/evals', 'GET /v1/personas/{id}/evals',
       'GET /v1/personas/{id}/evals/compare', 'GET /v1/personas/{id}/evals/{evalId}', 'POST /v1/personas/{id}/evals/{evalId}/cancel',
@@ -146,7 +162,8 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       }
       const refused = await call(keys.get(`all but ${route.scope}`)!);
       expect(refused.status).toBe(403);
-      expect(await refused.json()).toEqual({ error: 403, message: `this key lacks the scope "${route.scope}"` });
+      const message = `this key lacks the scope "${route.scope}"`;
+      expect(await refused.json()).toEqual(route.openAiErrors ? { error: { message, type: 'permission_error', param: null, code: 'forbidden' } } : { error: 403, message });
       const served = await call(keys.get(`only ${route.scope}`)!);
       expect(served.status, await served.clone().text()).toBeGreaterThanOrEqual(200);
       expect(served.status).toBeLessThan(300);
