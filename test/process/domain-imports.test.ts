@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 
 const root = new URL('../../', import.meta.url).pathname;
 const src = join(root, 'src');
-const DOMAIN = ['personas', 'refine', 'rules', 'scoring', 'providers', 'audit', 'usage', 'evals', 'accounts', 'limits', 'cache'];
+const DOMAIN = ['personas', 'refine', 'rules', 'scoring', 'providers', 'audit', 'usage', 'evals', 'accounts', 'limits', 'cache', 'chat'];
 const FORBIDDEN_FOLDERS = ['schemas', 'http', 'routes'];
 
 function tsFiles(folder: string): string[] {
