@@ -104,6 +104,24 @@ describe.each(['http/json', 'http/protobuf'] as const)('tracing over OTLP %s', (
     expect(childrenOf(trace, repair)[1]!.attributes).toEqual({ 'persona_refine.rules.violations': 0 });
   });
 
+  it('traces a chat completion as the refine run it is: persona load, provider attempt, rules and repair under the server span', async () => {
+    const persona = (await (await call(server, '/v1/personas', { name: 'Chatted', attributes: { tone: ATTRIBUTE, avoid: ['synergy'] } })).json()) as { id: string };
+    fake.enqueue({ mode: 'ok', reply: 'Answered, with synergy.' }, { mode: 'ok', reply: 'Answered.' });
+    const traceId = randomBytes(16).toString('hex');
+    const res = await call(
+      server,
+      '/v1/chat/completions',
+      { model: 'openai', messages: [{ role: 'user', content: CONTENT }] },
+      { 'x-persona': persona.id, 'x-provider-api-key': PROVIDER_KEY, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` },
+    );
+    expect(res.status).toBe(200);
+    const request = await receiver.waitForSpan('POST /v1/chat/completions');
+    expect(request.attributes).toMatchObject({ 'http.route': '/v1/chat/completions', 'http.response.status_code': 200 });
+    await expect.poll(() => receiver.spans.some((span) => span.traceId === traceId && span.name === 'repair')).toBe(true);
+    const trace = receiver.spans.filter((span) => span.traceId === traceId);
+    expect(childrenOf(trace, request).map((span) => span.name)).toEqual(['persona.load', 'chat gpt-5.4-mini', 'rules', 'repair']);
+  });
+
   it('traces the answer cache as `cache` spans: a lookup that missed and the store, then a lookup that hit', async () => {
     const persona = (await (await call(server, '/v1/personas', { name: 'Cached', attributes: { tone: ATTRIBUTE } })).json()) as { id: string };
     fake.enqueue({ mode: 'ok', reply: 'Numbers attached.' });
