@@ -118,7 +118,9 @@ export function idempotency(operation: string, options: IdempotencyOptions, hash
       if (row.request_hash !== hash) {
         throw new DomainError(
           'idempotency_mismatch',
-          'this Idempotency-Key was already used with a different request body; use a new key for a new request',
+          hashedHeaders.length === 0
+            ? 'this Idempotency-Key was already used with a different request body; use a new key for a new request'
+            : `this Idempotency-Key was already used with a different request body or ${hashedHeaders.join(', ')} header; use a new key for a new request`,
         );
       }
       if (row.status !== null) {

@@ -77,6 +77,9 @@ describe.each(storageTargets)('chat completions metered as refines are ($engine)
     }
     const other = await chat({ 'idempotency-key': key, 'x-persona': otherPersonaId }, body);
     expect(other.status).toBe(422);
-    expect((await other.json()).error).toMatchObject({ type: 'invalid_request_error', code: 'idempotency_mismatch' });
+    expect((await other.json()).error).toMatchObject({
+      type: 'invalid_request_error', code: 'idempotency_mismatch',
+      message: 'this Idempotency-Key was already used with a different request body or x-persona, x-provider-api-key header; use a new key for a new request',
+    });
   });
 });
