@@ -63,6 +63,23 @@ describe('POST /v1/chat/completions, the rest of the contract', () => {
     expect(f.fake.requests).toHaveLength(0);
   });
 
+  it('pins the persona by label (<id>@<label>) or version (<id>:<version>); the newest without either', async () => {
+    const id = (await (await f.server.request('/v1/personas', { method: 'POST', json: { name: 'Pinned v1', attributes: { tone: 'calm' } } })).json()).id as string;
+    await f.server.request(`/v1/personas/${id}`, { method: 'PATCH', json: { name: 'Pinned v2' } });
+    expect((await f.server.request(`/v1/personas/${id}/labels/staging`, { method: 'PUT', json: { version: 1 } })).status).toBe(200);
+    f.fake.setBehaviour({ mode: 'ok', reply: 'Pinned.' });
+    const versionFor = async (persona: string) => {
+      f.fake.reset();
+      const { response } = await openai.chat.completions.create({ model: 'openai', messages: [{ role: 'user', content: 'Hi' }] }, { headers: { 'X-Persona': persona } }).withResponse();
+      return [response.headers.get('x-persona-version'), JSON.stringify(f.fake.requests[0]!.body).includes('Pinned v1') ? 'v1' : 'v2'];
+    };
+    expect(await versionFor(`${id}@staging`)).toEqual(['1', 'v1']);
+    expect(await versionFor(`${id}:1`)).toEqual(['1', 'v1']);
+    expect(await versionFor(id)).toEqual(['2', 'v2']);
+    const error = await openai.chat.completions.create({ model: 'openai', messages: [{ role: 'user', content: 'Hi' }] }, { headers: { 'X-Persona': `${id}:9` } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
   it('counts a completion\'s provider calls and tokens in the metrics', async () => {
     const calls = async () => {
       const text = await (await f.server.request('/metrics', { key: null })).text();
