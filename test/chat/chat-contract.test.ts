@@ -40,6 +40,13 @@ describe('POST /v1/chat/completions, the rest of the contract', () => {
     expect(f.fake.requests).toHaveLength(1);
   });
 
+  it('keeps an answer that is one code block as written, fences included (a refine would unwrap its rewrite)', async () => {
+    const code = '```ts\nconst total = 42;\n```';
+    f.fake.setBehaviour({ mode: 'ok', reply: code });
+    const data = await openai.chat.completions.create({ model: 'openai', messages: [{ role: 'user', content: 'Code please' }] });
+    expect(data.choices[0]!.message.content!.startsWith(code)).toBe(true);
+  });
+
   it('a provider failing after the first streamed text ends the stream with OpenAI\'s error, which the client raises', async () => {
     f.fake.setBehaviour({ mode: 'streamError', reply: 'Partial answer that will not finish', failAfterPieces: 3 });
     const stream = await openai.chat.completions.create({ model: 'openai', messages: [{ role: 'user', content: 'Go' }], stream: true });
