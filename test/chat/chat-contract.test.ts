@@ -87,6 +87,15 @@ describe('POST /v1/chat/completions, the rest of the contract', () => {
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
   });
 
+  it('what the named provider cannot do is a BadRequestError saying so, before any call', async () => {
+    const error = await openai.chat.completions
+      .create({ model: 'anthropic', messages: [{ role: 'user', content: 'Hi' }], seed: 7 }, { headers: { 'X-Provider-Api-Key': callerKey('anthropic') } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toBe('400 provider "anthropic" cannot honour seed');
+    expect(f.fake.requests).toHaveLength(0);
+  });
+
   it('counts a completion\'s provider calls and tokens in the metrics', async () => {
     const calls = async () => {
       const text = await (await f.server.request('/metrics', { key: null })).text();
