@@ -2308,12 +2308,12 @@ export interface paths {
             parameters: {
                 query?: never;
                 header?: {
+                    /** @description Makes a retry return the first answer (24 h) */
+                    "idempotency-key"?: string;
                     /** @description The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>` */
                     "x-persona"?: string;
                     /** @description The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed */
                     "x-provider-api-key"?: string;
-                    /** @description Makes a retry return the first answer (24 h) */
-                    "idempotency-key"?: string;
                 };
                 path?: never;
                 cookie?: never;
