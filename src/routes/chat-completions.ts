@@ -4,7 +4,6 @@
  * any OpenAI client can set, errors leave in OpenAI's body (`config.errorBody`).
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ChatService } from '../chat/chat-service.js';
 import { personaReference } from '../chat/chat-target.js';
@@ -12,7 +11,7 @@ import { rateLimited } from '../errors.js';
 import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
-import { ChatCompletion, ChatCompletionBody, ChatHeaders, OpenAiErrorBody } from '../schemas/chat.js';
+import { ChatCompletion, ChatCompletionBody, ChatHeaders, openAiErrors } from '../schemas/chat.js';
 import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { PersonaScoreHeader } from '../schemas/refine.js';
 import { estimatedChatTokens } from '../usage/token-estimate.js';
@@ -21,10 +20,6 @@ import { sendChatStream } from './chat-stream.js';
 
 /** The request headers that change what is asked: a retry with the same Idempotency-Key must send them alike. */
 export const CHAT_HASHED_HEADERS = ['x-persona', 'x-provider-api-key'] as const;
-
-const openAiErrors = Object.fromEntries(
-  [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504].map((status) => [status, { description: 'OpenAI\'s error body', ...Type.Ref(OpenAiErrorBody) }]),
-);
 
 export interface ChatRouteOptions {
   chat: ChatService;
@@ -54,7 +49,7 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
       security: [{ bearerAuth: [] }],
       headers: ChatHeaders,
       body: ChatCompletionBody,
-      response: { 200: { description: 'The completion', headers: { ...PersonaVersionHeader, ...PersonaScoreHeader }, ...ChatCompletion }, ...openAiErrors },
+      response: { 200: { description: 'The completion', headers: { ...PersonaVersionHeader, ...PersonaScoreHeader }, ...ChatCompletion }, ...openAiErrors([400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 502, 503, 504]) },
     },
     handler: async (request, reply) => {
       const { accountId } = request.principal;

@@ -4,11 +4,8 @@
  * that calls a completion may see what it can call. HTTP only.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import type { ChatService } from '../chat/chat-service.js';
-import { ModelList, OpenAiErrorBody } from '../schemas/chat.js';
-
-const openAiErrors = Object.fromEntries([401, 403, 429, 500, 503].map((status) => [status, { description: 'OpenAI\'s error body', ...Type.Ref(OpenAiErrorBody) }]));
+import { ModelList, openAiErrors } from '../schemas/chat.js';
 
 export const modelRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = async (app, { chat }) => {
   // Providers come from the operator's configuration, fixed for the life of the process.
@@ -26,7 +23,7 @@ export const modelRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = asy
         'Every provider\'s default model as `<provider>/<model>` (built-in providers first, then the OpenAI-compatible endpoints the operator declared); ' +
         '`model` also takes any other model id of a provider (`<provider>/<model>`) or the provider alone. `created` is when this instance started.',
       security: [{ bearerAuth: [] }],
-      response: { 200: { description: 'The models', ...ModelList }, ...openAiErrors },
+      response: { 200: { description: 'The models', ...ModelList }, ...openAiErrors([401, 403, 429, 500, 503]) },
     },
     handler: async () => list,
   });

@@ -150,6 +150,10 @@ export const OpenAiErrorBody = Type.Object({
 }, { $id: 'OpenAiError', additionalProperties: false });
 export type OpenAiErrorBody = Static<typeof OpenAiErrorBody>;
 
+/** A route's error responses in OpenAI's body, for the OpenAPI document. */
+export const openAiErrors = (statuses: readonly number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, { description: "OpenAI's error body", ...Type.Ref(OpenAiErrorBody) }]));
+
 export const ModelList = Type.Object({
   object: Type.Literal('list'),
   data: Type.Array(Type.Object({
