@@ -7,8 +7,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import type { ChatService } from '../chat/chat-service.js';
 import { personaReference } from '../chat/chat-target.js';
-import { rateLimited } from '../errors.js';
 import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
+import { holdRefineSlot } from '../http/refine-slot.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import { ChatCompletion, ChatCompletionBody, ChatHeaders, openAiErrors } from '../schemas/chat.js';
@@ -54,31 +54,16 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
     handler: async (request, reply) => {
       const { accountId } = request.principal;
       const persona = personaReference(request.headers['x-persona'] ?? request.body.persona);
-      const release = concurrency.tryAcquire(accountId);
-      if (!release) {
-        metrics.rateLimitRejections.inc({ limit: 'concurrent_refines' });
-        throw rateLimited('too many refines in flight for this account; retry when some finish', 1);
-      }
-      // The response closing before we finished writing means the client went away: stop paying the provider.
-      const disconnected = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) disconnected.abort();
-      };
-      reply.raw.once('close', onClose);
-      if (request.raw.socket.destroyed) disconnected.abort();
-      const job = { accountId, request: request.body, persona, providerApiKey: request.headers['x-provider-api-key'], signal: disconnected.signal };
+      const slot = holdRefineSlot(request, reply, concurrency, metrics);
+      const job = { accountId, request: request.body, persona, providerApiKey: request.headers['x-provider-api-key'], signal: slot.signal };
       let streaming = false;
       try {
         if (request.body.stream === true) {
           const run = await chat.start(job, 'stream');
           streaming = true;
-          const finished = () => {
-            reply.raw.off('close', onClose);
-            release();
-          };
           return sendChatStream({
             request, reply, run, identity: completionIdentity(request.id, run), includeUsage: request.body.stream_options?.include_usage === true,
-            settlement: deferIdempotency(request), finished, onReplaced: () => metrics.streamsReplaced.inc(),
+            settlement: deferIdempotency(request), finished: slot.release, onReplaced: () => metrics.streamsReplaced.inc(),
           });
         }
         const run = await chat.start(job, 'collect');
@@ -90,10 +75,7 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
         return chatCompletion(completionIdentity(request.id, run), end);
       } finally {
         // A stream holds its slot and watches its client until it ends.
-        if (!streaming) {
-          reply.raw.off('close', onClose);
-          release();
-        }
+        if (!streaming) slot.release();
       }
     },
   });

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { rateLimited } from '../errors.js';
 import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
+import { holdRefineSlot } from '../http/refine-slot.js';
 import type { ConcurrencyLimiter } from '../limits/concurrency-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { RefineService } from '../refine/refine-service.js';
@@ -68,42 +68,23 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
     handler: async (request, reply) => {
       const { accountId } = request.principal;
       const cachePolicy = parseCacheControl(request.headers['cache-control']);
-      const release = concurrency.tryAcquire(accountId);
-      if (!release) {
-        metrics.rateLimitRejections.inc({ limit: 'concurrent_refines' });
-        throw rateLimited('too many refines in flight for this account; retry when some finish', 1);
-      }
-      // The response closing before we finished writing means the client went away: stop paying the provider.
-      const disconnected = new AbortController();
-      const onClose = () => {
-        if (!reply.raw.writableFinished) disconnected.abort();
-      };
-      reply.raw.once('close', onClose);
-      // Gone already (while the body arrived or a replay waited): do not start paying the provider.
-      if (request.raw.socket.destroyed) disconnected.abort();
+      const slot = holdRefineSlot(request, reply, concurrency, metrics);
       let streaming = false;
       try {
         if (request.body.stream === true) {
-          const refined = await refine.refineStream(accountId, request.body, disconnected.signal, cachePolicy);
+          const refined = await refine.refineStream(accountId, request.body, slot.signal, cachePolicy);
           streaming = true;
-          const finished = () => {
-            reply.raw.off('close', onClose);
-            release();
-          };
           const onReplaced = () => metrics.streamsReplaced.inc();
-          return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished, onReplaced });
+          return sendRefineStream({ request, reply, refined, settlement: deferIdempotency(request), finished: slot.release, onReplaced });
         }
-        const result = await refine.refine(accountId, request.body, disconnected.signal, cachePolicy);
+        const result = await refine.refine(accountId, request.body, slot.signal, cachePolicy);
         const total = reply.elapsedTime;
         reply.headers(answerHeaders(result, result));
         reply.header('server-timing', `provider;dur=${result.providerMs.toFixed(1)}, total;dur=${total.toFixed(1)}`);
         return reply.type('application/json; charset=utf-8').send(JSON.stringify({ response: result.response }));
       } finally {
         // A stream holds its slot and watches its client until it ends.
-        if (!streaming) {
-          reply.raw.off('close', onClose);
-          release();
-        }
+        if (!streaming) slot.release();
       }
     },
   });
