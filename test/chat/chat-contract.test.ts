@@ -96,6 +96,16 @@ describe('POST /v1/chat/completions, the rest of the contract', () => {
     expect(f.fake.requests).toHaveLength(0);
   });
 
+  it('stops paying the provider when the client goes away', async () => {
+    f.fake.setBehaviour('hang');
+    const leaving = new AbortController();
+    const pending = openai.chat.completions.create({ model: 'openai', messages: [{ role: 'user', content: 'Take your time' }] }, { signal: leaving.signal }).catch((e: unknown) => e);
+    const [request] = await f.fake.waitForRequests(1);
+    leaving.abort();
+    await f.fake.waitForClientClose(request!);
+    expect(await pending).toBeInstanceOf(OpenAI.APIUserAbortError);
+  });
+
   it('counts a completion\'s provider calls and tokens in the metrics', async () => {
     const calls = async () => {
       const text = await (await f.server.request('/metrics', { key: null })).text();
