@@ -65,12 +65,19 @@ export interface DomainErrorOptions {
   headers?: Record<string, string>;
   source?: ErrorSource;
   cause?: unknown;
+  /** The provider refused the caller's key (not the request): see DomainError.keyRefused. */
+  keyRefused?: boolean;
 }
 
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly headers: Record<string, string>;
   readonly source: ErrorSource;
+  /**
+   * A provider refused the caller's key. `/v1/refine` answers it as the bad request member it
+   * is (400); the OpenAI-compatible routes as the failed credential of the call (401).
+   */
+  readonly keyRefused: boolean;
 
   constructor(code: ErrorCode, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -78,6 +85,7 @@ export class DomainError extends Error {
     this.code = code;
     this.headers = options.headers ?? {};
     this.source = options.source ?? 'service';
+    this.keyRefused = options.keyRefused ?? false;
   }
 
   get status(): number {
@@ -125,4 +133,5 @@ export const providerError = (
   providerId: string,
   detail: string,
   headers: Record<string, string> = {},
-) => new DomainError(code, `provider "${providerId}" ${detail}`, { source: 'provider', headers });
+  keyRefused = false,
+) => new DomainError(code, `provider "${providerId}" ${detail}`, { source: 'provider', headers, keyRefused });

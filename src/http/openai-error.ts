@@ -16,9 +16,6 @@ declare module 'fastify' {
   }
 }
 
-// attempt.ts words a provider's refusal of the key so; nothing else says it.
-const KEY_REFUSAL = /^provider "[^"]+" rejected providerApiKey \(HTTP \d+\)$/;
-
 const TYPE_BY_STATUS: Record<number, string> = {
   400: 'invalid_request_error',
   401: 'authentication_error',
@@ -30,7 +27,7 @@ const TYPE_BY_STATUS: Record<number, string> = {
 };
 
 export function openAiStatus(error: DomainError): number {
-  return error.code === 'provider_rejected_request' && KEY_REFUSAL.test(error.message) ? 401 : error.status;
+  return error.keyRefused ? 401 : error.status;
 }
 
 export function openAiErrorBody(error: DomainError, status: number): OpenAiErrorBody {

@@ -103,8 +103,8 @@ function retryAfterMs(headers: Record<string, string> | undefined, body: unknown
   return retryDelayFromBody(body);
 }
 
-const fail = (target: AttemptTarget, code: Parameters<typeof providerError>[0], detail: string, retryable = false): ProviderFailure => ({
-  error: providerError(code, target.providerId, detail),
+const fail = (target: AttemptTarget, code: Parameters<typeof providerError>[0], detail: string, retryable = false, keyRefused = false): ProviderFailure => ({
+  error: providerError(code, target.providerId, detail, {}, keyRefused),
   retryable,
   retryAfterMs: undefined,
 });
@@ -129,7 +129,7 @@ export function errorAnswerFailure(target: AttemptTarget, status: number, header
   const said = cleanProviderText(errorBodyMessage(body) ?? 'no error message', target.scrubber);
 
   if (status === 401 || status === 403 || target.rejectsKey?.(status, body)) {
-    return fail(target, 'provider_rejected_request', `rejected providerApiKey (HTTP ${status})`);
+    return fail(target, 'provider_rejected_request', `rejected providerApiKey (HTTP ${status})`, false, true);
   }
   if (status === 429) {
     const waitMs = retryAfterMs(headers, body);

@@ -37,7 +37,7 @@ export interface ChainCall {
 /** One error naming every attempt, in order (each already scrubbed of every key of the refine); the status is the last one's. */
 function everyAttemptFailed(errors: DomainError[]): DomainError {
   const last = errors[errors.length - 1] as DomainError;
-  return new DomainError(last.code, errors.map((error) => error.message).join('; then '), { source: 'provider', headers: last.headers });
+  return new DomainError(last.code, errors.map((error) => error.message).join('; then '), { source: 'provider', headers: last.headers, keyRefused: last.keyRefused });
 }
 
 /** Starts one provider (`generate` or `stream` of the registry): its answer, with the attempts that failed before it. */
