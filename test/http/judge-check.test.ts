@@ -305,6 +305,7 @@ describe('POST /v1/check with a judge', () => {
         day: new Date().toISOString().slice(0, 10),
         provider: 'openai',
         model: models.get('openai'),
+        endpoint: 'refine',
         refines: 0,
         failures: 0,
         cacheHits: 0,
