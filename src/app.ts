@@ -204,7 +204,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     tracer,
   );
 
-  const chat = new ChatService(compiledPersonas, { providers, metrics, timeoutMs: config.providerTimeoutMs, usage: usageRecorder, judge, tracer });
+  const chat = new ChatService(compiledPersonas, { providers, metrics, timeoutMs: config.providerTimeoutMs, usage: usageRecorder, judge, tracer }, answerCache);
 
   // One cap per account on this instance, shared by refine requests, chat completions and evaluation samples.
   const refineSlots = new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount);

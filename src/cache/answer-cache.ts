@@ -1,14 +1,17 @@
 /**
  * The exact-match answer cache. Its key covers everything that changes the
  * answer — account, provider, resolved model, persona id and version, the
- * exact prompts sent (so content and any change to the prompt templates), the
- * build (so any change to the rules) — plus an HMAC of the provider key, so an
+ * whole conversation sent (so content, every message, tools, response format
+ * and sampling, and any change to the prompt templates), the build (so any
+ * change to the rules) — plus an HMAC of the provider key, so an
  * answer one key paid for is never served to another. The key is built from
- * the parsed request's fields, so JSON key order and whitespace never change it.
+ * the parsed conversation in a canonical encoding, so JSON key order and
+ * whitespace never change it.
  * The HMAC secret is generated once and kept in the database, shared by every
  * instance; the provider key itself is stored nowhere.
  */
 import { createHash, createHmac } from 'node:crypto';
+import type { Conversation } from '../providers/index.js';
 import type { ServiceSecret } from '../storage/secret-repository.js';
 import { SERVICE_VERSION } from '../version.js';
 import type { AnswerStore, CachedAnswer } from './answer-store.js';
@@ -19,9 +22,24 @@ export interface CacheKeyParts {
   model: string;
   /** Persona id and version, as the compiled persona names them. */
   persona: string;
-  system: string;
-  user: string;
+  /** Everything the provider is asked: the persona's instructions, every message, tools, format and sampling. */
+  conversation: Conversation;
   providerApiKey: string;
+}
+
+/**
+ * JSON with every object's keys sorted and absent members left out: the same value always
+ * encodes alike, whatever order a request wrote a tool's schema in.
+ */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const members = Object.entries(value as Record<string, unknown>)
+      .filter(([, member]) => member !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${members.map(([name, member]) => `${JSON.stringify(name)}:${canonicalJson(member)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
 }
 
 export interface CacheHit {
@@ -38,7 +56,7 @@ export class AnswerCache {
     private readonly warn: (message: string, error: unknown) => void,
   ) {}
 
-  /** Undefined when the secret cannot be read: the refine then goes on without the cache. */
+  /** Undefined when the secret cannot be read: the run then goes on without the cache. */
   async key(parts: CacheKeyParts): Promise<string | undefined> {
     let secret: Buffer;
     try {
@@ -55,8 +73,7 @@ export class AnswerCache {
       parts.provider,
       parts.model,
       parts.persona,
-      parts.system,
-      parts.user,
+      canonicalJson(parts.conversation),
       keyMac,
     ]);
     return createHash('sha256').update(canonical).digest('base64url');

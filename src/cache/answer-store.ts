@@ -1,12 +1,18 @@
 /**
  * Where cached answers live: in this process (an LRU bounded in bytes) or,
  * with REDIS_URL, in Redis so every instance shares them. Keys are opaque
- * digests (cache-key.ts); values never hold a provider key.
+ * digests (answer-cache.ts); values never hold a provider key.
  */
 import type { Redis } from 'ioredis';
+import type { FinishReason, ToolCall } from '../providers/index.js';
 
 export interface CachedAnswer {
   response: string;
+  /** A completion's tool calls and why its model stopped, given back as the answer gave them. */
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  /** Whether the persona's rules applied to the text, so a hit treats it as the original answer was. */
+  rules: 'applied' | 'skipped';
   /** Who produced it, for X-Provider on a hit. */
   provider: string;
   model: string;
@@ -21,8 +27,12 @@ export interface AnswerStore {
 
 /** Strings are UTF-16 in memory; the constant covers the entry's object and map slot. */
 const ENTRY_OVERHEAD_BYTES = 160;
+const TOOL_CALL_OVERHEAD_BYTES = 80;
+const textLength = (answer: CachedAnswer) =>
+  answer.response.length + answer.provider.length + answer.model.length + answer.finishReason.length + answer.rules.length +
+  answer.toolCalls.reduce((sum, call) => sum + call.id.length + call.name.length + call.arguments.length, 0);
 const sizeOf = (key: string, answer: CachedAnswer) =>
-  ENTRY_OVERHEAD_BYTES + 2 * (key.length + answer.response.length + answer.provider.length + answer.model.length);
+  ENTRY_OVERHEAD_BYTES + TOOL_CALL_OVERHEAD_BYTES * answer.toolCalls.length + 2 * (key.length + textLength(answer));
 
 interface MemoryEntry {
   answer: CachedAnswer;

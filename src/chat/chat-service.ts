@@ -5,14 +5,19 @@
  * persona's rules then apply to the answer's text exactly as to a refine's (fixes, one repair
  * call while a required finding remains), with no `preserve` since there is no original.
  * Validation that needs no I/O comes first, then the persona lookup; nothing reaches a
- * provider unless both pass.
+ * provider unless both pass. With `Cache-Control`, the refine's answer cache (cached-run.ts)
+ * answers a conversation asked before.
  */
+import type { AnswerCache } from '../cache/answer-cache.js';
+import type { CachePolicy } from '../cache/cache-control.js';
+import { CachedRuns, type Finish } from '../cache/cached-run.js';
 import { invalidRequest } from '../errors.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import type { CompiledPersonas } from '../refine/compiled-personas.js';
 import { type RefineRun, type RunDependencies, type RunMode, runThroughProviders } from '../refine/refine-run.js';
 import { RULES_PROVIDER } from '../refine/refine-service.js';
+import { scoreOf } from '../scoring/persona-score.js';
 import { noTracing, traced } from '../tracing/tracer.js';
 import { chatConversation } from './chat-conversation.js';
 import type { ChatRequest } from './chat-request.js';
@@ -26,6 +31,8 @@ export interface ChatJob {
   /** The caller's own key for the provider `model` names, for this call only. */
   providerApiKey: string | undefined;
   signal: AbortSignal;
+  /** Set when the request asked for the answer cache (`Cache-Control`). */
+  cachePolicy?: CachePolicy;
 }
 
 /** A model a chat completion may name: a provider's default one. */
@@ -35,10 +42,15 @@ export interface ChatModel {
 }
 
 export class ChatService {
+  private readonly cached: CachedRuns;
+
   constructor(
     private readonly personas: CompiledPersonas,
     private readonly run: RunDependencies,
-  ) {}
+    cache: AnswerCache,
+  ) {
+    this.cached = new CachedRuns(cache, run.usage, run.tracer ?? noTracing);
+  }
 
   private get providers(): ProviderRegistry {
     return this.run.providers;
@@ -53,7 +65,7 @@ export class ChatService {
    * Resolves once the provider answered (its first text or tool call, when streaming), rejecting
    * exactly as the run fails before that; `collect` gives the whole answer at the run's end.
    */
-  async start({ accountId, request, persona: reference, providerApiKey, signal }: ChatJob, mode: RunMode): Promise<RefineRun> {
+  async start({ accountId, request, persona: reference, providerApiKey, signal, cachePolicy }: ChatJob, mode: RunMode): Promise<RefineRun> {
     const target = modelTarget(request.model);
     if (target.provider === RULES_PROVIDER) {
       throw invalidRequest('model "rules" applies rules to a text it is given and writes none; name a provider that generates, e.g. "openai/gpt-5.4-mini"');
@@ -68,14 +80,14 @@ export class ChatService {
     const loading = tracer.start('persona.load').set('persona_refine.persona_id', reference.personaId);
     const persona = await traced(loading, this.personas.get(accountId, reference.personaId, reference));
     const link = { provider: target.provider, apiKey: providerApiKey, model: target.model ?? this.providers.defaultModel(target.provider) };
-    return runThroughProviders(
-      this.run,
-      {
-        accountId, persona, links: [link], signal, original: undefined,
-        conversation: { ...untold, system: generationSystemMessage(persona) },
-        scrubber: new SecretScrubber([providerApiKey]),
-      },
-      mode,
-    );
+    const job = {
+      accountId, personaId: reference.personaId, persona, links: [link], signal, original: undefined,
+      conversation: { ...untold, system: generationSystemMessage(persona) },
+      scrubber: new SecretScrubber([providerApiKey]),
+    };
+    if (!cachePolicy) return runThroughProviders(this.run, job, mode);
+    // No judge here: a hit's score is its rules' alone, as the completion's was.
+    const finish: Finish = async (result) => ({ ...result, score: scoreOf(result.violations, undefined) });
+    return this.cached.run(job, cachePolicy, finish, (store) => runThroughProviders(this.run, job, mode, store));
   }
 }

@@ -73,10 +73,16 @@ export interface RefineRun {
 /** A result known at once, without a model's answer of its own to report (the rules provider, a cached answer). */
 export type KnownResult = Omit<RunEnd, 'replaced' | 'providerMs' | 'toolCalls' | 'finishReason' | 'rules'>;
 
+/** What a known result's answer was, when not text the rules applied to (a cached completion's tool calls). */
+type KnownAnswer = Pick<RunEnd, 'toolCalls' | 'finishReason' | 'rules'>;
+
 /** A result known at once as a run: the whole text, then the end. */
-export async function* wholeText(end: KnownResult): AsyncGenerator<string, RunEnd, undefined> {
+export async function* wholeText(
+  end: KnownResult,
+  answer: KnownAnswer = { toolCalls: [], finishReason: 'stop', rules: 'applied' },
+): AsyncGenerator<string, RunEnd, undefined> {
   if (end.response !== '') yield end.response;
-  return { ...end, toolCalls: [], finishReason: 'stop', rules: 'applied', replaced: false, providerMs: 0 };
+  return { ...end, ...answer, replaced: false, providerMs: 0 };
 }
 
 export interface RunDependencies {

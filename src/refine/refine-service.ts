@@ -9,14 +9,15 @@
  * Streamed or not, a refine is one run (refine-run.ts): `refine` collects it,
  * `refineStream` hands it over to be observed piece by piece.
  */
-import type { AnswerCache, CacheHit } from '../cache/answer-cache.js';
+import type { AnswerCache } from '../cache/answer-cache.js';
+import { CachedRuns } from '../cache/cached-run.js';
 import type { CachePolicy } from '../cache/cache-control.js';
 import { type Clock, systemClock } from '../clock.js';
 import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import { type ProviderRegistry, singleTurn } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
-import { enforce, preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
 import type { Judge, JudgeJob, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict } from '../scoring/judge-verdict.js';
@@ -28,7 +29,7 @@ import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
 import { type KnownResult, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
-import { errorType, noTracing, traced, type Tracer } from '../tracing/tracer.js';
+import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
 export const RULES_PROVIDER = 'rules';
@@ -66,22 +67,25 @@ export interface RefineResult {
 /** A refine that goes to the providers (or the cache), everything resolved. */
 interface ProviderJob extends RunJob {
   personaId: string;
-  /** The one user message of the conversation, which the cache key covers. */
-  user: string;
 }
 
 export class RefineService {
+  /** The answer cache's lookup, store and hit path, shared with chat completions; and the rules as a span. */
+  private readonly cached: CachedRuns;
+
   constructor(
     private readonly personas: CompiledPersonas,
     private readonly providers: ProviderRegistry,
     private readonly timeoutMs: number,
     private readonly metrics: Metrics,
     private readonly usage: UsageRecorder,
-    private readonly cache: AnswerCache,
+    cache: AnswerCache,
     private readonly judge: Judge,
     private readonly tracer: Tracer = noTracing,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    this.cached = new CachedRuns(cache, usage, tracer);
+  }
 
   /** Every provider a refine may name: the registry's, then `rules`. */
   listProviders(): ProviderInfo[] {
@@ -120,7 +124,7 @@ export class RefineService {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const original = originalFor(persona, body.content);
-      const { text, remaining } = this.enforce(persona, body.content, original);
+      const { text, remaining } = this.cached.enforce(persona, body.content, original);
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
       const judging = this.judging(accountId, persona, signal, judgeTarget, new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []));
@@ -132,13 +136,9 @@ export class RefineService {
       providers: this.providers, metrics: this.metrics, timeoutMs: this.timeoutMs, usage: this.usage, judge: this.judge, tracer: this.tracer, clock: this.clock,
     };
     if (!cachePolicy) return runThroughProviders(dependencies, job, mode);
-    const { key, hit } = await this.lookUp(job, cachePolicy);
-    if (hit) return this.fromCache(job, hit);
-    // Stored once the run ended whole, under the key of whoever answered.
-    const store = async (end: { response: string }, link: ProviderLink) => {
-      if (cachePolicy.write && key !== undefined) await this.store(job, key, link, end.response);
-    };
-    return { ...(await runThroughProviders(dependencies, job, mode, store)), cache: { hit: false } };
+    // A hit is judged afresh when asked.
+    const finish = (result: Parameters<typeof this.judgedAtOnce>[2]) => this.judgedAtOnce(job.judging, job.original, result);
+    return this.cached.run(job, cachePolicy, finish, (store) => runThroughProviders(dependencies, job, mode, store));
   }
 
   /**
@@ -191,10 +191,9 @@ export class RefineService {
     ];
     const scrubber = new SecretScrubber([...links.map((link) => link.apiKey), ...(judgeTarget ? [judgeTarget.apiKey] : [])]);
     const judging = this.judging(accountId, persona, signal, judgeTarget, scrubber);
-    const user = buildUserMessage(body.content);
     return {
-      accountId, personaId: body.personaId, persona, links, signal, scrubber, user,
-      conversation: singleTurn(persona.system, user),
+      accountId, personaId: body.personaId, persona, links, signal, scrubber,
+      conversation: singleTurn(persona.system, buildUserMessage(body.content)),
       original: originalFor(persona, body.content),
       ...(judging ? { judging } : {}),
     };
@@ -218,67 +217,6 @@ export class RefineService {
       if (!known(fallback.provider)) throw unknown(fallback.provider);
     }
   }
-
-  private cacheKey(job: ProviderJob, link: ProviderLink): Promise<string | undefined> {
-    return this.cache.key({
-      accountId: job.accountId, provider: link.provider, model: link.model, persona: `${job.personaId}:${job.persona.version}`,
-      system: job.persona.system, user: job.user, providerApiKey: link.apiKey,
-    });
-  }
-
-  /** A stored answer, through the persona's rules again (idempotent: it reports what remains), judged afresh when asked. */
-  private async fromCache(job: ProviderJob, hit: CacheHit): Promise<RefineRun> {
-    const { text, remaining } = this.enforce(job.persona, hit.answer.response, job.original);
-    const usage = new UsageTally();
-    this.usage.record(job.accountId, [{ provider: hit.answer.provider, model: hit.answer.model, outcome: 'cache_hit', tally: usage }]);
-    return {
-      personaVersion: job.persona.version, provider: hit.answer.provider, model: hit.answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
-      pieces: wholeText(await this.judgedAtOnce(job.judging, job.original, { response: text, violations: remaining, usage })),
-    };
-  }
-
-  /** The lookup as one `cache` span: `bypass` when not read (`no-cache`, `no-store`, or no key secret). */
-  private async lookUp(job: ProviderJob, policy: CachePolicy): Promise<{ key: string | undefined; hit: CacheHit | undefined }> {
-    const span = this.tracer.start('cache').set('persona_refine.cache.operation', 'lookup');
-    try {
-      const key = await this.cacheKey(job, job.links[0] as ProviderLink);
-      if (key === undefined || policy.maxAgeMs === undefined) {
-        span.set('persona_refine.cache.result', 'bypass');
-        return { key, hit: undefined };
-      }
-      const hit = await this.cache.lookup(key, policy.maxAgeMs);
-      span.set('persona_refine.cache.result', hit ? 'hit' : 'miss');
-      return { key, hit };
-    } catch (error) {
-      span.fail(errorType(error));
-      throw error;
-    } finally {
-      span.end();
-    }
-  }
-
-  /** Stored under the key of whoever answered: the key that paid for it is the key that may read it. */
-  private async store(job: ProviderJob, primaryKey: string, link: ProviderLink, response: string): Promise<void> {
-    const span = this.tracer.start('cache').set('persona_refine.cache.operation', 'store');
-    try {
-      const key = link === job.links[0] ? primaryKey : await this.cacheKey(job, link);
-      if (key !== undefined) await this.cache.save(key, { response, provider: link.provider, model: link.model, storedAt: Date.now() });
-    } catch (error) {
-      span.fail(errorType(error));
-      throw error;
-    } finally {
-      span.end();
-    }
-  }
-
-  /** The persona's deterministic rules, as one span with the count of what they could not fix. */
-  private enforce(persona: CompiledPersona, text: string, original: PreservedOriginal | undefined): ReturnType<typeof enforce> {
-    const span = this.tracer.start('rules');
-    const result = enforce(persona.rules, text, original);
-    span.set('persona_refine.rules.violations', result.remaining.length).end();
-    return result;
-  }
-
 }
 
 /** The content's items, found once per refine and compared with each answer. */

@@ -5,6 +5,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
+import { parseCacheControl } from '../cache/cache-control.js';
 import type { ChatService } from '../chat/chat-service.js';
 import { personaReference } from '../chat/chat-target.js';
 import type { IdempotencyHooks, IdempotencySettlement } from '../http/idempotency.js';
@@ -45,7 +46,7 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
         'Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. ' +
         'With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. ' +
         'Errors use OpenAI\'s body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller\'s key is a 401. ' +
-        'Answers are never taken from the answer cache (docs/chat-completions.md).',
+        'The answer cache as POST /v1/refine (`Cache-Control: max-age=N`, `no-cache`, `no-store`; `X-Cache` and `Age`), keyed by the whole conversation (docs/chat-completions.md).',
       security: [{ bearerAuth: [] }],
       headers: ChatHeaders,
       body: ChatCompletionBody,
@@ -54,8 +55,11 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
     handler: async (request, reply) => {
       const { accountId } = request.principal;
       const persona = personaReference(request.headers['x-persona'] ?? request.body.persona);
+      const cachePolicy = parseCacheControl(request.headers['cache-control']);
       const slot = holdRefineSlot(request, reply, concurrency, metrics);
-      const job = { accountId, request: request.body, persona, providerApiKey: request.headers['x-provider-api-key'], signal: slot.signal };
+      const job = {
+        accountId, request: request.body, persona, providerApiKey: request.headers['x-provider-api-key'], signal: slot.signal, ...(cachePolicy ? { cachePolicy } : {}),
+      };
       let streaming = false;
       try {
         if (request.body.stream === true) {

@@ -11,18 +11,11 @@ import { PersonaVersionHeader } from '../schemas/persona-history.js';
 import { answerHeaders } from './refine-answer.js';
 import { sendRefineStream } from './refine-stream.js';
 import { parseCacheControl } from '../cache/cache-control.js';
-import { commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
+import { CacheControlHeaders, commonErrors, IdempotencyHeaders, idempotencyErrors, notFoundError, providerErrors } from '../schemas/common.js';
 import { PersonaScoreHeader, RefineBody, RefineResponse } from '../schemas/refine.js';
 import { estimatedRefineTokens } from '../usage/token-estimate.js';
 
-const RefineHeaders = Type.Composite([
-  IdempotencyHeaders,
-  Type.Object({
-    'cache-control': Type.Optional(
-      Type.String({ maxLength: 200, description: 'Opt in to the answer cache: `max-age=N` (seconds), `no-cache` or `no-store`' }),
-    ),
-  }),
-]);
+const RefineHeaders = Type.Composite([IdempotencyHeaders, CacheControlHeaders]);
 
 export interface RefineRouteOptions {
   refine: RefineService;

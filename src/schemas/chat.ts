@@ -5,7 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import type { ChatRequest } from '../chat/chat-request.js';
-import { type Assignable, IdempotencyHeaders } from './common.js';
+import { type Assignable, CacheControlHeaders, IdempotencyHeaders } from './common.js';
 import { CONTENT_MAX_LENGTH, MODEL_PATTERN, PROVIDER_KEY_MAX_LENGTH, PROVIDER_KEY_PATTERN } from './refine.js';
 
 export const MAX_MESSAGES = 500;
@@ -86,7 +86,7 @@ export const ChatCompletionBody = Type.Object({
 export type ChatCompletionBody = Static<typeof ChatCompletionBody>;
 export type ChatBodyIsDomainRequest = Assignable<ChatCompletionBody, ChatRequest>;
 
-export const ChatHeaders = Type.Composite([IdempotencyHeaders, Type.Object({
+export const ChatHeaders = Type.Composite([IdempotencyHeaders, CacheControlHeaders, Type.Object({
   'x-persona': Type.Optional(Type.String({ maxLength: 300, description: 'The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`' })),
   'x-provider-api-key': Type.Optional(
     Type.String({ minLength: 1, maxLength: PROVIDER_KEY_MAX_LENGTH, pattern: PROVIDER_KEY_PATTERN, description: "The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed" }),

@@ -28,6 +28,12 @@ export const preconditionError = { 412: errorResponse('If-Match does not match t
 export const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'Makes a retry return the first answer (24 h)' })),
 });
+/** The routes that may answer from the answer cache (docs/usage-cache-fallbacks.md). */
+export const CacheControlHeaders = Type.Object({
+  'cache-control': Type.Optional(
+    Type.String({ maxLength: 200, description: 'Opt in to the answer cache: `max-age=N` (seconds), `no-cache` or `no-store`' }),
+  ),
+});
 export const IfMatchHeaders = Type.Object({
   'if-match': Type.Optional(Type.String({ description: 'ETag(s) the persona must still have' })),
 });

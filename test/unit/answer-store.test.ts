@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryAnswerStore } from '../../src/cache/answer-store.js';
+import { type CachedAnswer, MemoryAnswerStore } from '../../src/cache/answer-store.js';
 
-const answer = (response: string) => ({ response, provider: 'openai', model: 'gpt-x', storedAt: Date.now() });
+const answer = (response: string, toolCalls: CachedAnswer['toolCalls'] = []): CachedAnswer => ({
+  response, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop', rules: toolCalls.length > 0 ? 'skipped' : 'applied',
+  provider: 'openai', model: 'gpt-x', storedAt: Date.now(),
+});
 
 describe('the in-process answer store', () => {
   it('stays within its byte budget, evicting the least recently used first', async () => {
@@ -33,6 +36,18 @@ describe('the in-process answer store', () => {
     await store.set('k', answer('2'.repeat(100)), 60);
     expect(store.size).toEqual({ entries: 1, bytes: once });
     expect((await store.get('k'))?.response).toBe('2'.repeat(100));
+  });
+
+  it('counts a completion\'s tool calls in its bytes and gives them back', async () => {
+    const store = new MemoryAnswerStore(10_000);
+    await store.set('text', answer(''), 60);
+    const bare = store.size.bytes;
+    const calls = [{ id: 'call_1', name: 'lookup_order', arguments: JSON.stringify({ order: 'x'.repeat(1_000) }) }];
+    await store.set('calls', answer('', calls), 60);
+    expect(store.size.bytes - bare).toBeGreaterThan(2 * 1_000);
+    expect(await store.get('calls')).toMatchObject({ toolCalls: calls, finishReason: 'tool_calls', rules: 'skipped' });
+    await store.set('huge', answer('', [{ id: 'c', name: 'n', arguments: 'a'.repeat(6_000) }]), 60);
+    expect(await store.get('huge')).toBeUndefined();
   });
 
   it('forgets an entry past its time to live', async () => {

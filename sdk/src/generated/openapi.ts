@@ -2302,7 +2302,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI's Chat Completions, answered in a persona's voice through the caller's own provider key
-         * @description A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body's `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; the caller's provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. The persona's instructions go first, before the caller's messages; its rules then apply to the answer's text as a refine applies them (no `preserve`), with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. Errors use OpenAI's body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller's key is a 401. Answers are never taken from the answer cache (docs/chat-completions.md).
+         * @description A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body's `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; the caller's provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. The persona's instructions go first, before the caller's messages; its rules then apply to the answer's text as a refine applies them (no `preserve`), with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. Errors use OpenAI's body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller's key is a 401. The answer cache as POST /v1/refine (`Cache-Control: max-age=N`, `no-cache`, `no-store`; `X-Cache` and `Age`), keyed by the whole conversation (docs/chat-completions.md).
          */
         post: {
             parameters: {
@@ -2310,6 +2310,8 @@ export interface paths {
                 header?: {
                     /** @description Makes a retry return the first answer (24 h) */
                     "idempotency-key"?: string;
+                    /** @description Opt in to the answer cache: `max-age=N` (seconds), `no-cache` or `no-store` */
+                    "cache-control"?: string;
                     /** @description The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>` */
                     "x-persona"?: string;
                     /** @description The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed */
