@@ -85,6 +85,18 @@ export class MemoryAnswerStore implements AnswerStore {
 const REDIS_PREFIX = 'persona-refine:answer:';
 
 /**
+ * A stored value as a CachedAnswer, or undefined (a miss) when it does not have the shape this
+ * build writes: Redis outlives deploys, and a hit must never give back half an answer.
+ */
+function parseStored(value: string): CachedAnswer | undefined {
+  const stored = JSON.parse(value) as Partial<CachedAnswer>;
+  const complete = typeof stored.response === 'string' && Array.isArray(stored.toolCalls) && typeof stored.finishReason === 'string' &&
+    (stored.rules === 'applied' || stored.rules === 'skipped') && typeof stored.provider === 'string' && typeof stored.model === 'string' &&
+    typeof stored.storedAt === 'number';
+  return complete ? (stored as CachedAnswer) : undefined;
+}
+
+/**
  * Shared by every instance. A Redis failure is a miss (reads) or a skipped
  * write, reported once per outage: the cache must never fail a refine.
  */
@@ -100,7 +112,7 @@ export class RedisAnswerStore implements AnswerStore {
     try {
       const value = await this.redis.get(REDIS_PREFIX + key);
       this.failing = false;
-      return value === null ? undefined : (JSON.parse(value) as CachedAnswer);
+      return value === null ? undefined : parseStored(value);
     } catch (error) {
       this.report(error);
       return undefined;

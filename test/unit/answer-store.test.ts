@@ -1,5 +1,7 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { type CachedAnswer, MemoryAnswerStore } from '../../src/cache/answer-store.js';
+import { type CachedAnswer, MemoryAnswerStore, RedisAnswerStore } from '../../src/cache/answer-store.js';
+import { REDIS_TEST_URL, redisAvailable } from '../helpers/services.js';
 
 const answer = (response: string, toolCalls: CachedAnswer['toolCalls'] = []): CachedAnswer => ({
   response, toolCalls, finishReason: toolCalls.length > 0 ? 'tool_calls' : 'stop', rules: toolCalls.length > 0 ? 'skipped' : 'applied',
@@ -63,5 +65,24 @@ describe('the in-process answer store', () => {
     const store = new MemoryAnswerStore(0);
     await store.set('k', answer('v'), 60);
     expect(await store.get('k')).toBeUndefined();
+  });
+});
+
+describe.skipIf(!redisAvailable)('the Redis answer store', () => {
+  it('gives back a completion\'s tool calls, finish reason and rules, and takes an entry of another shape for a miss', async () => {
+    const redis = new Redis(REDIS_TEST_URL);
+    try {
+      const store = new RedisAnswerStore(redis, () => {});
+      const key = `unit-${process.pid}-${Date.now()}`;
+      const calls = [{ id: 'call_1', name: 'lookup_order', arguments: '{"order":"A-1"}' }];
+      await store.set(key, answer('', calls), 60);
+      expect(await store.get(key)).toEqual({ ...answer('', calls), storedAt: expect.any(Number) });
+      // What an older build wrote: text alone.
+      await redis.set(`persona-refine:answer:${key}-old`, JSON.stringify({ response: 'hi', provider: 'openai', model: 'gpt-x', storedAt: Date.now() }), 'EX', 60);
+      expect(await store.get(`${key}-old`)).toBeUndefined();
+      await redis.del(`persona-refine:answer:${key}`, `persona-refine:answer:${key}-old`);
+    } finally {
+      redis.disconnect();
+    }
   });
 });
