@@ -6,9 +6,9 @@
  * answer stored under the key of the link that answered, whose key paid for it.
  */
 import type { ProviderLink } from '../refine/fallback-chain.js';
-import type { CompiledPersona } from '../refine/compiled-personas.js';
 import { type KnownResult, type RefineRun, type RunEnd, type RunJob, wholeText } from '../refine/refine-run.js';
-import { enforce, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { enforceInSpan } from '../refine/rules-span.js';
+import type { RuleFinding } from '../rules/index.js';
 import { errorType, type Tracer } from '../tracing/tracer.js';
 import type { UsageRecorder } from '../usage/usage-recorder.js';
 import { UsageTally } from '../usage/usage-tally.js';
@@ -42,14 +42,6 @@ export class CachedRuns {
     return { ...(await start(store)), cache: { hit: false } };
   }
 
-  /** The persona's deterministic rules, as one span with the count of what they could not fix. */
-  enforce(persona: CompiledPersona, text: string, original: PreservedOriginal | undefined): ReturnType<typeof enforce> {
-    const span = this.tracer.start('rules');
-    const result = enforce(persona.rules, text, original);
-    span.set('persona_refine.rules.violations', result.remaining.length).end();
-    return result;
-  }
-
   private key(job: CachedRunJob, link: ProviderLink): Promise<string | undefined> {
     return this.cache.key({
       accountId: job.accountId, provider: link.provider, model: link.model, persona: `${job.personaId}:${job.persona.version}`,
@@ -63,7 +55,7 @@ export class CachedRuns {
    */
   private async fromCache(job: CachedRunJob, hit: CacheHit, finish: Finish): Promise<RefineRun> {
     const { answer } = hit;
-    const { text, remaining } = answer.rules === 'applied' ? this.enforce(job.persona, answer.response, job.original) : { text: answer.response, remaining: [] };
+    const { text, remaining } = answer.rules === 'applied' ? enforceInSpan(this.tracer, job.persona, answer.response, job.original) : { text: answer.response, remaining: [] };
     const usage = new UsageTally();
     this.usage.record(job.accountId, [{ provider: answer.provider, model: answer.model, outcome: 'cache_hit', tally: usage }]);
     const known = await finish({ response: text, violations: remaining, usage });

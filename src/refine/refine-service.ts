@@ -28,6 +28,7 @@ import { UsageTally } from '../usage/usage-tally.js';
 import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
+import { enforceInSpan } from './rules-span.js';
 import { type KnownResult, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
@@ -70,7 +71,7 @@ interface ProviderJob extends RunJob {
 }
 
 export class RefineService {
-  /** The answer cache's lookup, store and hit path, shared with chat completions; and the rules as a span. */
+  /** The answer cache's lookup, store and hit path, shared with chat completions. */
   private readonly cached: CachedRuns;
 
   constructor(
@@ -124,7 +125,7 @@ export class RefineService {
     const persona = await this.persona(accountId, body);
     if (body.provider === RULES_PROVIDER) {
       const original = originalFor(persona, body.content);
-      const { text, remaining } = this.cached.enforce(persona, body.content, original);
+      const { text, remaining } = enforceInSpan(this.tracer, persona, body.content, original);
       const usage = new UsageTally();
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
       const judging = this.judging(accountId, persona, signal, judgeTarget, new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []));
