@@ -79,8 +79,10 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
     setBusy(true);
     setProblem(undefined);
     try {
-      setStatus(await work());
+      const done = await work();
+      // Said once the history shows it, so what is announced is what is on the screen.
       await load();
+      setStatus(done);
     } catch (error) {
       if (!changedElsewhere(error)) {
         if (beside && error instanceof ApiError) return describe(error);
