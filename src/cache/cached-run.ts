@@ -1,6 +1,6 @@
 /**
  * The opt-in answer cache around a run, one path for POST /v1/refine and POST
- * /v1/chat/completions (docs/usage-cache-fallbacks.md, "Paying once for the same rewrite"):
+ * /v1/chat/completions (docs/usage-cache-fallbacks.md, "The answer cache"):
  * the lookup under the first link's key, a hit given as a run (no provider call, usage
  * counted as a cache hit, the persona's rules as on the original answer), and a whole fresh
  * answer stored under the key of the link that answered, whose key paid for it.
