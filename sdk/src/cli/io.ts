@@ -35,6 +35,8 @@ export const DEFAULT_URL = 'http://127.0.0.1:8080';
 /** A command's view of the world: its streams and a client configured from the environment. */
 export interface CliContext {
   io: CliIo;
+  /** The server root the client talks to, for messages that say where. */
+  baseUrl: string;
   client(hooks?: Pick<PersonaRefineOptions, 'onRetry'>): PersonaRefine;
 }
 
@@ -50,7 +52,7 @@ export function contextFor(io: CliIo): CliContext {
   checkKeyVariable('PERSONA_REFINE_API_KEY', apiKey, 'header');
   const baseUrl = io.env.PERSONA_REFINE_URL || DEFAULT_URL;
   if (!/^https?:\/\//.test(baseUrl)) throw new UsageError(`PERSONA_REFINE_URL must be an http(s) URL, got "${baseUrl}"`);
-  return { io, client: (hooks = {}) => new PersonaRefine({ apiKey, baseUrl, ...hooks }) };
+  return { io, baseUrl, client: (hooks = {}) => new PersonaRefine({ apiKey, baseUrl, ...hooks }) };
 }
 
 /**

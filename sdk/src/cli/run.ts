@@ -13,6 +13,7 @@ import { evalCommand } from './eval-command.js';
 import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
+import { MCP_USAGE, mcpCommand } from './mcp-command.js';
 
 /** From src/cli or dist/cli alike, the package's manifest is two folders up. */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -60,6 +61,9 @@ Usage: persona-refine <command>
   keys rotate ID [--grace SECONDS]  a new secret (last line); the old one works SECONDS more
   keys revoke ID                    revoke a key (refused within 5 s)
   keys current                      the key you are using: id, scopes, limits
+  mcp                               serve your personas, refine and check to an agent
+                                    (Claude Desktop, Cursor…) as a Model Context Protocol
+                                    server on stdin/stdout; mcp --help for its environment
 
   --version                         print the version
   --help                            print this
@@ -94,6 +98,7 @@ const commands: Record<string, Command> = {
   'keys rotate': rotateKey,
   'keys revoke': revokeKey,
   'keys current': currentKey,
+  mcp: (args, context) => mcpCommand(args, context, VERSION),
 };
 
 function commandFor(argv: string[]): { command: Command; args: string[] } {
@@ -114,7 +119,7 @@ export async function run(argv: string[], unsafeIo: CliIo): Promise<number> {
     return 0;
   }
   if (argv.length === 0 || argv.includes('--help') || argv.includes('-h') || argv[0] === 'help') {
-    (argv.length === 0 ? io.stderr : io.stdout).write(USAGE);
+    (argv.length === 0 ? io.stderr : io.stdout).write(argv[0] === 'mcp' ? MCP_USAGE : USAGE);
     return argv.length === 0 ? 2 : 0;
   }
   try {
