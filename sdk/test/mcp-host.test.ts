@@ -2,10 +2,11 @@
  * `persona-refine mcp` as an agent host runs it: started from a configuration block, stopped by
  * closing its stdin, stdout for the protocol alone, and no key in anything it says.
  */
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { type FakeProviderServer, startFakeProviderServer } from '../../test/fakes/provider-server.js';
@@ -170,6 +171,23 @@ describe('persona-refine mcp, as a host runs it', () => {
 
     it('--help lists the mcp command', async () => {
       expect((await cli(['--help'])).stdout).toMatch(/\n {2}mcp {2,}serve your personas/);
+    });
+
+    it('loads the MCP SDK for mcp alone: every other command starts without it', async () => {
+      // A resolve hook that refuses the MCP SDK's modules: a command that imports it fails.
+      const refuse = `export async function resolve(specifier, context, next) {
+        if (specifier.startsWith('@modelcontextprotocol/')) throw new Error('the MCP SDK was loaded');
+        return next(specifier, context);
+      }`;
+      const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(refuse)}`)});`;
+      const withoutMcpSdk = (args: string[]) =>
+        promisify(execFile)(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, BIN, ...args], {
+          env: { PATH: process.env.PATH, PERSONA_REFINE_API_KEY: server.key, PERSONA_REFINE_URL: server.url },
+        }).then(({ stdout }) => stdout, (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }));
+      expect(await withoutMcpSdk(['--version'])).toMatch(/^\d+\.\d+\.\d+\n$/);
+      expect(await withoutMcpSdk(['mcp', '--help'])).toMatch(/^persona-refine mcp: /);
+      expect(await withoutMcpSdk(['personas', 'list'])).toMatch(/Host voice/);
+      expect(await withoutMcpSdk(['mcp'])).toEqual({ code: 1, stderr: 'persona-refine: the MCP SDK was loaded\n' });
     });
 
     it('refuses an argument without repeating it, and a missing API key, before serving', async () => {
