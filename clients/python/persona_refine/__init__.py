@@ -1,0 +1,47 @@
+"""Python client of persona-refine: store personas, and have your LLM provider rewrite text in a
+persona's voice with your own provider key. Standard library only."""
+from ._client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, PersonaRefine
+from ._errors import (
+    AnswerTooLargeError,
+    ApiError,
+    APIConnectionError,
+    APITimeoutError,
+    AuthenticationError,
+    BadRequestError,
+    ConflictError,
+    NotFoundError,
+    PermissionError,
+    PreconditionFailedError,
+    ProviderError,
+    RateLimitError,
+    RedirectError,
+)
+from ._stream import RefineStream
+from .types import (
+    ApiKey,
+    CheckResult,
+    CheckViolation,
+    CheckWarning,
+    EvalRun,
+    Fallback,
+    IssuedApiKey,
+    Judge,
+    KeyLimits,
+    Persona,
+    PersonaVersion,
+    RefineDelta,
+    RefineResult,
+    TokenUsage,
+    UsageRow,
+)
+
+__version__ = "1.0.0"
+
+__all__ = [
+    "DEFAULT_MAX_RETRIES", "DEFAULT_TIMEOUT", "PersonaRefine", "RefineStream",
+    "ApiError", "AnswerTooLargeError", "APIConnectionError", "APITimeoutError", "AuthenticationError", "BadRequestError",
+    "ConflictError", "NotFoundError", "PermissionError", "PreconditionFailedError", "ProviderError", "RateLimitError",
+    "RedirectError",
+    "ApiKey", "CheckResult", "CheckViolation", "CheckWarning", "EvalRun", "Fallback", "IssuedApiKey", "Judge", "KeyLimits",
+    "Persona", "PersonaVersion", "RefineDelta", "RefineResult", "TokenUsage", "UsageRow",
+]

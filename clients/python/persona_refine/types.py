@@ -1,0 +1,188 @@
+"""What the calls take and return. Field names are Python's spelling of the API's
+(``persona_version`` for ``personaVersion``); persona ``attributes`` are kept as the API spells them."""
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Union
+
+
+@dataclass(frozen=True)
+class Persona:
+    id: str
+    name: str
+    attributes: Dict[str, Any]
+    #: The ETag of this state (``ETag`` header), to pass as ``if_match``; "" where the answer had none (lists).
+    etag: str = ""
+
+
+@dataclass(frozen=True)
+class PersonaVersion:
+    version: int
+    name: str
+    attributes: Dict[str, Any]
+    created_at: str
+    #: Id of the API key that made it (never the key); None for versions older than history.
+    created_by: Optional[str]
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    """Provider calls and tokens of a refine, over every call it made; a token count is None
+    when a provider did not report it."""
+
+    provider_calls: int = 0
+    input_tokens: Optional[int] = None
+    output_tokens: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Fallback:
+    """Another provider a refine tries, in order, when the previous one fails in a way that may pass."""
+
+    provider: str
+    provider_api_key: str = field(repr=False)
+    model: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Judge:
+    """Who rates the text's voice: a provider with the caller's key for it."""
+
+    provider: str
+    provider_api_key: str = field(repr=False)
+    model: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class RefineResult:
+    response: str
+    #: Rules still broken, by rule id (``{"avoid": 1}``); ``{}`` when none.
+    violations: Dict[str, int]
+    #: 0–100, how well ``response`` matches the persona; None from a server too old to send it.
+    score: Optional[int]
+    #: The persona version used: the pinned one, else the newest.
+    persona_version: int
+    usage: TokenUsage
+    request_id: Optional[str]
+    #: Who answered (a fallback, if it did): ``"openai"``, ``"rules"``…
+    provider: Optional[str] = None
+    model: Optional[str] = None
+    #: With ``judge``: attribute → rating 1–5, in the persona's order; None when not judged.
+    ratings: Optional[Dict[str, int]] = None
+    #: With ``judge``: why the judge gave no ratings (the refine itself succeeded).
+    judge_error: Optional[str] = None
+    #: With ``judge``: why nothing was rated (the persona sets no descriptive attribute).
+    judge_warning: Optional[str] = None
+    #: Streams only: the pieces shown were not a prefix of ``response`` (a service bug); use ``response``.
+    replaced: bool = False
+
+
+@dataclass(frozen=True)
+class RefineDelta:
+    """The next piece of a streamed refine's text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class CheckViolation:
+    rule: str
+    #: ``required`` fails a check; ``recommended`` only lowers the score.
+    severity: str
+    message: str
+    #: Offsets in ``content`` (for ``preserve``, in ``original``), end exclusive.
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class CheckWarning:
+    attribute: str
+    message: str
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    passed: bool
+    score: int
+    #: ``rules``, ``facts``, and ``voice`` when judged.
+    scores: Dict[str, int]
+    violations: List[CheckViolation]
+    warnings: List[CheckWarning]
+    persona_version: int
+    request_id: Optional[str]
+    #: With ``judge``: ``{"provider", "model", "ratings"}`` or ``{"error"}``.
+    judge: Optional[Dict[str, Any]] = None
+
+
+@dataclass(frozen=True)
+class EvalRun:
+    id: str
+    persona_id: str
+    version: int
+    #: ``queued``, ``running``, ``completed``, ``failed``, ``cancelled`` or ``interrupted``.
+    status: str
+    created_at: str
+    finished_at: Optional[str]
+    provider: str
+    model: Optional[str]
+    concurrency: int
+    #: ``{"done": n, "total": m}``
+    progress: Dict[str, int]
+    #: ``score``, ``passRate``, ``minScore``, ``errored``, ``violations``, ``failedExpectations``, ``usage``.
+    summary: Dict[str, Any]
+    error: Optional[str]
+    judge: Optional[Dict[str, Any]] = None
+    #: From ``get`` and ``wait``: one result per sample, in sample order, as the API sends them.
+    results: Optional[List[Dict[str, Any]]] = None
+
+    @property
+    def finished(self) -> bool:
+        return self.status not in ("queued", "running")
+
+
+@dataclass(frozen=True)
+class KeyLimits:
+    #: None: no budget / no limit.
+    tokens_per_day: Optional[int] = None
+    refines_per_minute: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class ApiKey:
+    """An API key as listed: never its secret."""
+
+    id: str
+    name: str
+    scopes: List[str]
+    #: The first characters of the secret, to recognise it.
+    prefix: str
+    created_at: str
+    expires_at: Optional[str]
+    limits: KeyLimits
+    previous_secret_expires_at: Optional[str]
+
+
+@dataclass(frozen=True)
+class IssuedApiKey(ApiKey):
+    """A key as created or rotated, with its ``secret``: in this answer only, kept out of ``repr``."""
+
+    secret: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class UsageRow:
+    day: str
+    provider: str
+    model: Optional[str]
+    #: ``refine`` or ``chat``.
+    endpoint: str
+    refines: int
+    failures: int
+    cache_hits: int
+    provider_calls: int
+    input_tokens: int
+    output_tokens: int
+    #: With ``group_by="key"`` only.
+    key_id: Optional[str] = None
+
+
+JudgeSpec = Union[bool, Judge]
