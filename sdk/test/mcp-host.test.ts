@@ -173,10 +173,10 @@ describe('persona-refine mcp, as a host runs it', () => {
       expect((await cli(['--help'])).stdout).toMatch(/\n {2}mcp {2,}serve your personas/);
     });
 
-    it('loads the MCP SDK for mcp alone: every other command starts without it', async () => {
-      // A resolve hook that refuses the MCP SDK's modules: a command that imports it fails.
+    it('loads the MCP SDK for mcp alone: every other command starts without it, and mcp says how to install it', async () => {
+      // A resolve hook that answers as Node does for a package that is not installed.
       const refuse = `export async function resolve(specifier, context, next) {
-        if (specifier.startsWith('@modelcontextprotocol/')) throw new Error('the MCP SDK was loaded');
+        if (specifier.startsWith('@modelcontextprotocol/')) throw Object.assign(new Error("Cannot find package '" + specifier + "'"), { code: 'ERR_MODULE_NOT_FOUND' });
         return next(specifier, context);
       }`;
       const register = `import { register } from 'node:module'; register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(refuse)}`)});`;
@@ -187,7 +187,10 @@ describe('persona-refine mcp, as a host runs it', () => {
       expect(await withoutMcpSdk(['--version'])).toMatch(/^\d+\.\d+\.\d+\n$/);
       expect(await withoutMcpSdk(['mcp', '--help'])).toMatch(/^persona-refine mcp: /);
       expect(await withoutMcpSdk(['personas', 'list'])).toMatch(/Host voice/);
-      expect(await withoutMcpSdk(['mcp'])).toEqual({ code: 1, stderr: 'persona-refine: the MCP SDK was loaded\n' });
+      expect(await withoutMcpSdk(['mcp'])).toEqual({
+        code: 1,
+        stderr: 'persona-refine: mcp needs the package @modelcontextprotocol/sdk beside @persona-refine/sdk: npm install @modelcontextprotocol/sdk\n',
+      });
     });
 
     it('refuses an argument without repeating it, and a missing API key, before serving', async () => {

@@ -31,9 +31,17 @@ that provider needs one. No key appears in a tool result or on stderr; stdout ca
 protocol messages only. A failing call answers isError with the service's message.
 `;
 
+// An optional peer: the SDK stays free of dependencies for everyone who never runs `mcp`.
+const MCP_SDK_MISSING = 'mcp needs the package @modelcontextprotocol/sdk beside @persona-refine/sdk: npm install @modelcontextprotocol/sdk';
+
+const mcpSdkMissing = (error: unknown) =>
+  (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((error as Error).message).includes('@modelcontextprotocol/sdk');
+
 export async function mcpCommand(args: string[], context: CliContext, version: string): Promise<number> {
   // An argument is never echoed: a key pasted where it does not belong must not reach a host's log.
   if (args.length > 0) throw new UsageError('mcp takes no arguments: its environment configures it (persona-refine mcp --help)');
-  const { serveMcp } = await import('./mcp/serve.js');
+  const { serveMcp } = await import('./mcp/serve.js').catch((error: unknown) => {
+    throw mcpSdkMissing(error) ? new Error(MCP_SDK_MISSING) : error;
+  });
   return serveMcp(context, { version, defaultProvider: context.io.env.PERSONA_REFINE_PROVIDER || DEFAULT_PROVIDER });
 }
