@@ -75,9 +75,9 @@ def endless(handler: BaseHTTPRequestHandler) -> None:
         pass
 
 
-def events(*frames: str, cut: bool = False) -> Step:
+def events(*frames: str, hung_up: Optional[threading.Event] = None) -> Step:
     """A text/event-stream of ``frames`` (each written and flushed alone); the connection then
-    closes, which is a cut when no ``done`` came."""
+    closes, which is a cut when no ``done`` came. ``hung_up`` is set if the client closed first."""
 
     def step(handler: BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
@@ -90,7 +90,8 @@ def events(*frames: str, cut: bool = False) -> Step:
                 handler.wfile.write(frame.encode())
                 handler.wfile.flush()
         except OSError:
-            pass
+            if hung_up is not None:
+                hung_up.set()
 
     return step
 
@@ -105,7 +106,6 @@ class ScriptedServer:
     def __init__(self, *steps: Step) -> None:
         self.steps: List[Step] = list(steps)
         self.requests: List[Recorded] = []
-        self.closed_early = threading.Event()
         scripted = self
 
         class Handler(BaseHTTPRequestHandler):
