@@ -43,6 +43,6 @@ def retry_delay(retry: int, retry_after: Optional[float], rand: Callable[[], flo
     """Exponential backoff with "equal jitter" (half fixed, half random): ``min(8, 0.5 * 2**retry)``
     seconds, of which the second half is random, so clients failing together spread out yet each
     waits a meaningful minimum. A server's ``Retry-After`` is a floor: it knows better."""
-    exponential = min(MAX_DELAY, BASE_DELAY * 2**retry)
+    exponential = min(MAX_DELAY, BASE_DELAY * (1 << min(retry, 16)))
     jittered = exponential / 2 + rand() * (exponential / 2)
     return max(jittered, retry_after or 0.0)

@@ -132,12 +132,12 @@ class RefineStream:
     def _error_of(self, event: ServerSentEvent, headers: Message) -> ApiError:
         """The ``error`` event carries the status and message the same failure gets unstreamed."""
         data = _data(event, headers, "")
-        message = data.get("message") if isinstance(data.get("message"), str) else "the stream failed"
-        status = data.get("error") if isinstance(data.get("error"), int) else 500
-        message = self._transport.scrub(str(message), self._secrets)
+        said, code = data.get("message"), data.get("error")
+        message = self._transport.scrub(said if isinstance(said, str) else "the stream failed", self._secrets)
+        status = code if isinstance(code, int) and not isinstance(code, bool) else 500
         # Unstreamed this is the X-Error-Source header; on a stream the message's prefix says it.
         source = "provider" if message.startswith('provider "') else "service"
-        return error_for_status(int(status), message, request_id_of(headers), source=source)
+        return error_for_status(status, message, request_id_of(headers), source=source)
 
 
 def _data(event: ServerSentEvent, headers: Message, required: str) -> Dict[str, Any]:

@@ -1,17 +1,18 @@
 """refine_stream and the event-stream parser, against a scripted server."""
 import threading
 import unittest
+from typing import List
 
 from support import PROVIDER_KEY, ScriptedServer, answer, events, sse
 
-from persona_refine import AnswerTooLargeError, ApiError, APIConnectionError, ProviderError, RateLimitError, RefineDelta
+from persona_refine import AnswerTooLargeError, ApiError, APIConnectionError, ProviderError, RateLimitError, RefineDelta, RefineStream
 from persona_refine._sse import EventStreamParser, ServerSentEvent
 
 DONE = {"response": "Hi members", "violations": {"avoid": 1}, "score": 90, "usage": {"inputTokens": 3, "outputTokens": 2, "providerCalls": 1}}
 
 
 class Streams(unittest.TestCase):
-    def stream(self, server: ScriptedServer, **options: int):  # type: ignore[no-untyped-def]
+    def stream(self, server: ScriptedServer, **options: int) -> RefineStream:
         return server.client(**options).refine_stream(provider="openai", persona_id="p1", content="Hi customers", provider_api_key=PROVIDER_KEY)
 
     def test_yields_pieces_then_the_result(self) -> None:
@@ -96,7 +97,7 @@ class Streams(unittest.TestCase):
 
 
 class Parser(unittest.TestCase):
-    def parse(self, *chunks: bytes) -> list:  # type: ignore[type-arg]
+    def parse(self, *chunks: bytes) -> List[ServerSentEvent]:
         parser = EventStreamParser(1000)
         found = [event for chunk in chunks for event in parser.push(chunk)]
         return found + parser.end()
