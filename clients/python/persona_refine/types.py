@@ -165,7 +165,7 @@ class ApiKey:
 class IssuedApiKey(ApiKey):
     """A key as created or rotated, with its ``secret``: in this answer only, kept out of ``repr``."""
 
-    secret: str = field(default="", repr=False)
+    secret: str = field(repr=False)
 
 
 @dataclass(frozen=True)
