@@ -45,6 +45,20 @@ class Deadline:
         return APITimeoutError(f"request timed out after {self.seconds:g} s")
 
 
+class _TimedReads:
+    """A body read as it arrives (``read1``), the deadline checked before each read: a socket
+    timeout bounds one wait only, and a server trickling a byte at a time would otherwise hold a
+    call past its ``timeout``."""
+
+    def __init__(self, response: http.client.HTTPResponse, deadline: Deadline) -> None:
+        self._response = response
+        self._deadline = deadline
+
+    def read(self, amt: int) -> bytes:
+        self._deadline.check()
+        return self._response.read1(amt)
+
+
 class _RefuseRedirects(urllib.request.HTTPRedirectHandler):
     """Followed, a redirect would carry the keys to wherever it points: the 3xx surfaces as an
     HTTPError, which becomes a RedirectError."""
@@ -85,7 +99,7 @@ class Transport:
             with response:
                 status = response.status
                 try:
-                    raw = read_capped(response, response.headers, status, self.max_answer_bytes)
+                    raw = read_capped(_TimedReads(response, deadline), response.headers, status, self.max_answer_bytes)
                 except NETWORK_ERRORS as cause:
                     raise self._network_error(cause, deadline, secrets) from None
             return Answer(status, response.headers, parse_body(status, response.headers, raw, expect))

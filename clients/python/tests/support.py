@@ -5,6 +5,7 @@ import json
 import os
 import sys
 import threading
+import time
 import unittest
 import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -71,6 +72,20 @@ def endless(handler: BaseHTTPRequestHandler) -> None:
     try:
         while True:
             handler.wfile.write(chunk)
+    except OSError:
+        pass
+
+
+def trickle(handler: BaseHTTPRequestHandler) -> None:
+    """A 200 that sends a byte every 50 ms, each well within any socket timeout."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/json")
+    handler.end_headers()
+    try:
+        for _ in range(200):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+            time.sleep(0.05)  # sleeps because pacing the bytes is what this server is for
     except OSError:
         pass
 

@@ -4,7 +4,7 @@ import time
 import unittest
 from unittest import mock
 
-from support import PROVIDER_KEY, SERVICE_KEY, ScriptedServer, answer, drop, endless
+from support import PROVIDER_KEY, SERVICE_KEY, ScriptedServer, answer, drop, endless, trickle
 
 from persona_refine import (
     AnswerTooLargeError, ApiError, APIConnectionError, APITimeoutError, BadRequestError, ConflictError, NotFoundError,
@@ -85,6 +85,13 @@ class Retries(unittest.TestCase):
             with self.assertRaises((APITimeoutError, AnswerTooLargeError)):
                 server.client(timeout=0.5).personas.list()
             self.assertLess(time.monotonic() - started, 5)
+
+    def test_the_timeout_bounds_an_answer_that_trickles(self) -> None:
+        with ScriptedServer(trickle) as server:
+            started = time.monotonic()
+            with self.assertRaises(APITimeoutError):
+                server.client(timeout=0.5).personas.get("p1")
+            self.assertLess(time.monotonic() - started, 2)
 
 
 class Answers(unittest.TestCase):
