@@ -155,6 +155,8 @@ class Secrets(unittest.TestCase):
         client = PersonaRefine("http://127.0.0.1:9", SERVICE_KEY)
         self.assertNotIn(SERVICE_KEY, repr(client))
         self.assertNotIn(SERVICE_KEY, repr(vars(client)))
+        for holder in (Fallback("openai", PROVIDER_KEY), Judge("openai", PROVIDER_KEY)):
+            self.assertNotIn(PROVIDER_KEY, repr(holder))
 
     def test_a_key_with_a_newline_is_refused_unsent_and_unquoted(self) -> None:
         with self.assertRaises(ValueError) as raised:
