@@ -7,8 +7,8 @@ from unittest import mock
 from support import PROVIDER_KEY, SERVICE_KEY, ScriptedServer, answer, drop, endless, trickle
 
 from persona_refine import (
-    AnswerTooLargeError, ApiError, APIConnectionError, APITimeoutError, BadRequestError, ConflictError, NotFoundError,
-    PermissionError, PersonaRefine, ProviderError, RateLimitError, RedirectError,
+    AnswerTooLargeError, ApiError, APIConnectionError, APITimeoutError, BadRequestError, ConflictError, Fallback, Judge,
+    NotFoundError, PermissionError, PersonaRefine, ProviderError, RateLimitError, RedirectError,
 )
 
 PERSONA = {"id": "p1", "name": "Acme", "attributes": {}}
