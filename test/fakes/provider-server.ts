@@ -6,7 +6,8 @@
  * `baseUrl(id)` gives what to put in PROVIDER_BASE_URL_<ID>.
  *
  * What it answers is chosen, first match wins, by: a queued behaviour (`enqueue`), a model
- * named `fake-<mode>` (e.g. `fake-rateLimit`, to pick a failure per request), the default
+ * named `fake-<mode>` (e.g. `fake-rateLimit`, to pick a failure per request; a stream's failure
+ * after N pieces instead of 2 is `fake-<mode>-after-<N>`, e.g. `fake-streamStall-after-60`), the default
  * behaviour (`setBehaviour`, initially `ok`).
  *
  * Like the real APIs, it refuses with a 400 a conversation whose tool results answer no call
@@ -155,8 +156,9 @@ const ERROR_KINDS: readonly string[] = ['rejectKey', 'badRequest', 'rateLimit', 
 const asBehaviour = (b: FakeMode | FakeBehaviour): FakeBehaviour => (typeof b === 'string' ? { mode: b } : b);
 
 function modeFromModel(model: string): FakeBehaviour | undefined {
-  const mode = /^fake-(\w+)$/.exec(model)?.[1];
-  return (fakeModes as readonly string[]).includes(mode ?? '') ? { mode: mode as FakeMode } : undefined;
+  const [, mode = '', after] = /^fake-(\w+?)(?:-after-(\d+))?$/.exec(model) ?? [];
+  if (!(fakeModes as readonly string[]).includes(mode)) return undefined;
+  return after === undefined ? { mode: mode as FakeMode } : { mode: mode as FakeMode, failAfterPieces: Number(after) };
 }
 
 function presentedKey(api: WireApi, req: IncomingMessage, url: URL): string | undefined {

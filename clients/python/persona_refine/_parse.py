@@ -101,10 +101,16 @@ def ratings_header(header: Optional[str]) -> Optional[Dict[str, int]]:
     return {urllib.parse.unquote(name): int(value) for name, value in _pairs(header) if value in ("1", "2", "3", "4", "5")}
 
 
+def _decoded(header: Optional[str]) -> Optional[str]:
+    return None if header is None else urllib.parse.unquote(header)
+
+
 def refine_result(body: Any, headers: Message) -> RefineResult:
     provider, model = provider_header(headers.get("x-provider"))
     score = _int_or_none(headers.get("x-persona-score"))
-    warning = headers.get("x-persona-judge-warning")
+    # Both judge headers are percent-encoded past printable ASCII, as the stream's JSON is not.
+    error, warning = (_decoded(headers.get(name)) for name in ("x-persona-judge-error", "x-persona-judge-warning"))
+    ratings = ratings_header(headers.get("x-persona-ratings"))
     return RefineResult(
         response=field_of(body, "response", (str,)),
         violations=violations_header(headers.get("x-persona-violations")),
@@ -114,9 +120,10 @@ def refine_result(body: Any, headers: Message) -> RefineResult:
         request_id=request_id_of(headers),
         provider=provider,
         model=model,
-        ratings=ratings_header(headers.get("x-persona-ratings")),
-        judge_error=headers.get("x-persona-judge-error"),
-        judge_warning=None if warning is None else urllib.parse.unquote(warning),
+        # Judged with nothing to rate sends no ratings header: {} as the stream's `ratings: []` reads.
+        ratings={} if ratings is None and warning is not None else ratings,
+        judge_error=error,
+        judge_warning=warning,
     )
 
 

@@ -65,7 +65,7 @@ class RefineResult:
     #: Who answered (a fallback, if it did): ``"openai"``, ``"rules"``…
     provider: Optional[str] = None
     model: Optional[str] = None
-    #: With ``judge``: attribute → rating 1–5, in the persona's order; None when not judged.
+    #: With ``judge``: attribute → rating 1–5, in the persona's order; ``{}`` when nothing was rated; None when not judged.
     ratings: Optional[Dict[str, int]] = None
     #: With ``judge``: why the judge gave no ratings (the refine itself succeeded).
     judge_error: Optional[str] = None
