@@ -6,7 +6,7 @@
  * its text is already shown.
  */
 import { type Clock, systemClock } from '../clock.js';
-import { ClientAbortedError } from '../errors.js';
+import { ClientAbortedError, DomainError } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import { type Conversation, type FinishReason, type ProviderRegistry, singleTurn, type ToolCall, ToolCallAssembly } from '../providers/index.js';
 import { failedCallOf } from '../providers/provider-call.js';
@@ -83,6 +83,20 @@ export async function* wholeText(
 ): AsyncGenerator<string, RunEnd, undefined> {
   if (end.response !== '') yield end.response;
   return { ...end, ...answer, replaced: false, providerMs: 0 };
+}
+
+/**
+ * The run, its end heard by `onAnswer` once the answer stands: never for a run that failed or
+ * whose reader stopped before its end. Every way of answering (the providers, a cache hit, the
+ * rules provider) passes here, streamed or not.
+ */
+export function observed(run: RefineRun, onAnswer: (end: RunEnd) => void): RefineRun {
+  async function* pieces(): AsyncGenerator<string, RunEnd, undefined> {
+    const end = yield* run.pieces;
+    onAnswer(end);
+    return end;
+  }
+  return { ...run, pieces: pieces() };
 }
 
 export interface RunDependencies {
@@ -244,6 +258,7 @@ export async function runThroughProviders(
 
   async function* pieces(): AsyncGenerator<string, RunEnd, undefined> {
     let failure: unknown;
+    let finished = false;
     let answerCounted = false;
     const countAnswer = () => {
       answerCounted = true;
@@ -292,6 +307,7 @@ export async function runThroughProviders(
         usage, replaced: end.replaced, providerMs: performance.now() - started,
       };
       await onEnd(result, first.link);
+      finished = true;
       return result;
     } catch (error) {
       failure = error;
@@ -300,6 +316,13 @@ export async function runThroughProviders(
       // Stopped early by the reader (`return()`) also lands here: the provider stream is closed by the for-await.
       // The call was made and may have reported tokens before it was cut (a client that left): they are spent.
       if (!answerCounted) countAnswer();
+      // An answer begun is not a refine until it ends: cut by its provider it is that provider's
+      // failure; left by the reader (an error of ours, a client gone) it counts its calls alone.
+      if (!finished) {
+        const cut = failure instanceof DomainError && failure.source === 'provider' ? failure : undefined;
+        first.usage.outcome = cut ? 'failed' : 'aborted';
+        if (cut) first.usage.failure = cut.code;
+      }
       settle(failure);
     }
   }

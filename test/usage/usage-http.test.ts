@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fakeTokenCounts } from '../fakes/provider-wire-formats.js';
+import { parseEventStream, readUntil } from '../helpers/event-stream.js';
 import { ALL_PROVIDERS, callerKey, type RefineFixture, refineEnv, startRefineFixture } from '../helpers/refine-fixture.js';
 import { storageTargets } from '../helpers/storage-targets.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -152,6 +153,32 @@ describe.each(storageTargets)('GET /v1/usage on $engine', (target) => {
       // No model, as GET /v1/providers says of rules (not "").
       row('rules', null, { refines: 1 }),
     ]);
+  });
+
+  it('a stream the client leaves after its first text counts its calls, but neither a refine nor a failure; one its provider breaks is a failure', async () => {
+    const account = await newAccount('left');
+    const usageRow = async (model: string) => {
+      const rows = (await (await f.server.request(`/v1/usage?from=${today()}&to=${today()}`, { key: account.key })).json()) as { model: string }[];
+      return rows.find((row) => row.model === model);
+    };
+    const stream = (model: string, signal?: AbortSignal) =>
+      f.server.request('/v1/refine', {
+        method: 'POST', key: account.key, signal,
+        json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId: account.personaId, content: 'Your invoice is ready.', model, stream: true },
+      });
+    const reply = 'Your invoice is ready, and so is the receipt that goes with it.';
+
+    f.fake.setBehaviour({ mode: 'streamStall', reply, failAfterPieces: 12, pieceChars: 4 });
+    const client = new AbortController();
+    await readUntil(await stream('gpt-left', client.signal), (text) => text.includes('event: delta'));
+    client.abort();
+    await expect.poll(() => usageRow('gpt-left'), { timeout: 20_000 }).toBeDefined();
+    expect(await usageRow('gpt-left')).toMatchObject({ refines: 0, failures: 0, providerCalls: 1 });
+
+    f.fake.setBehaviour({ mode: 'streamCut', reply, failAfterPieces: 12, pieceChars: 4 });
+    expect(parseEventStream(await (await stream('gpt-cut')).text()).at(-1)!.event).toBe('error');
+    await expect.poll(() => usageRow('gpt-cut'), { timeout: 20_000 }).toBeDefined();
+    expect(await usageRow('gpt-cut')).toMatchObject({ refines: 0, failures: 1, providerCalls: 1 });
   });
 
   it('two instances counting the same rows concurrently lose no increment', async () => {
