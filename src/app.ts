@@ -87,6 +87,15 @@ import { UsageRepository } from './storage/usage-repository.js';
 import { UsageRecorder } from './usage/usage-recorder.js';
 import { UsageService } from './usage/usage-service.js';
 import { usageRoutes } from './routes/usage.js';
+import { qualityRoutes } from './routes/quality.js';
+import { feedbackRoutes } from './routes/feedback.js';
+import { Feedback } from './schemas/quality.js';
+import { QualityRepository } from './storage/quality-repository.js';
+import { FeedbackRepository } from './storage/feedback-repository.js';
+import { QualityRecorder } from './quality/quality-recorder.js';
+import { LiveAnswers } from './quality/live-answers.js';
+import { QualityReport } from './quality/quality-report.js';
+import { FEEDBACK_WINDOW_DAYS, FeedbackService } from './quality/feedback-service.js';
 import { type HttpTracer, noHttpTracing } from './tracing/http-tracer.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -191,6 +200,22 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   const answerCache = new AnswerCache(answerStore, new ServiceSecret(secrets, 'answer-cache-hmac'), config.cacheTtlSeconds, (message, error) =>
     app.log.warn({ err: error }, message),
   );
+  // Quality on live traffic and feedback (docs/quality.md): batched like usage, flushed on close.
+  const qualityRepository = new QualityRepository(storage.db);
+  const feedbackRepository = new FeedbackRepository(storage.db);
+  const qualityRecorder = new QualityRecorder(qualityRepository, feedbackRepository, config.usageFlushMs, (error) =>
+    app.log.warn({ err: error }, 'quality counts could not be written'),
+    (accountId, error) => app.log.error({ err: error, accountId }, 'quality row refused by the database and dropped'),
+  );
+  app.addHook('onClose', () => qualityRecorder.close());
+  const liveAnswers = new LiveAnswers(qualityRecorder, clock);
+  // The answer log keeps 30 days; counts of a persona deleted while another instance held them go too.
+  const pruneQuality = setInterval(() => {
+    void feedbackRepository.prune(new Date(clock.now() - FEEDBACK_WINDOW_DAYS * 86_400_000).toISOString()).catch(() => {});
+    void qualityRepository.deleteOrphans().catch(() => {});
+  }, 60 * 60_000);
+  pruneQuality.unref();
+  app.addHook('onClose', async () => clearInterval(pruneQuality));
   const providers = createProviderRegistry(config.providers, { tracer });
   const judge = new Judge(providers, usageRecorder, metrics, tracer);
   const refine = new RefineService(
@@ -202,9 +227,11 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     answerCache,
     judge,
     tracer,
+    systemClock,
+    liveAnswers,
   );
 
-  const chat = new ChatService(compiledPersonas, { providers, metrics, timeoutMs: config.providerTimeoutMs, usage: usageRecorder, judge, tracer }, answerCache);
+  const chat = new ChatService(compiledPersonas, { providers, metrics, timeoutMs: config.providerTimeoutMs, usage: usageRecorder, judge, tracer }, answerCache, liveAnswers);
 
   // One cap per account on this instance, shared by refine requests, chat completions and evaluation samples.
   const refineSlots = new ConcurrencyLimiter(config.maxConcurrentRefinesPerAccount);
@@ -224,6 +251,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(Persona);
   app.addSchema(PersonaVersion);
   app.addSchema(AuditEvent);
+  app.addSchema(Feedback);
   app.addSchema(ApiKey);
   app.addSchema(IssuedApiKey);
   app.addSchema(LabelPolicy);
@@ -290,9 +318,11 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
       await v1.register(evalRoutes, { bodyLimitBytes: config.bodyLimitBytes, samples, evaluations, runner, metering });
-      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs), metering });
+      await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs, liveAnswers), metering });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
+      await v1.register(qualityRoutes, { quality: new QualityReport(qualityRepository, qualityRecorder, personas, clock) });
+      await v1.register(feedbackRoutes, { feedback: new FeedbackService(feedbackRepository, qualityRecorder, personas, clock, config.usageFlushMs) });
       await v1.register(keyRoutes, { keys: new KeyService(accountRepository) });
     },
     { prefix: '/v1' },

@@ -15,7 +15,8 @@ import { invalidRequest } from '../errors.js';
 import type { ProviderRegistry } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
 import type { CompiledPersonas } from '../refine/compiled-personas.js';
-import { type RefineRun, type RunDependencies, type RunMode, runThroughProviders } from '../refine/refine-run.js';
+import { type AnswerObserver, unobserved } from '../quality/answer-event.js';
+import { observed, type RefineRun, type RunDependencies, type RunMode, runThroughProviders } from '../refine/refine-run.js';
 import { RULES_PROVIDER } from '../refine/refine-service.js';
 import { scoreOf } from '../scoring/persona-score.js';
 import { noTracing, traced } from '../tracing/tracer.js';
@@ -48,6 +49,8 @@ export class ChatService {
     private readonly personas: CompiledPersonas,
     private readonly run: RunDependencies,
     cache: AnswerCache,
+    /** Hears of every answer that stands (quality on live traffic, docs/quality.md). */
+    private readonly answers: AnswerObserver = unobserved,
   ) {
     this.cached = new CachedRuns(cache, run.usage, run.tracer ?? noTracing);
   }
@@ -85,9 +88,14 @@ export class ChatService {
       conversation: { ...untold, system: generationSystemMessage(persona) },
       scrubber: new SecretScrubber([providerApiKey]),
     };
-    if (!cachePolicy) return runThroughProviders(this.run, job, mode);
     // No judge here: a hit's score is its rules' alone, as the completion's was.
     const finish: Finish = async (result) => ({ ...result, score: scoreOf(result.violations, undefined) });
-    return this.cached.run(job, cachePolicy, finish, (store) => runThroughProviders(this.run, job, mode, store));
+    const run = cachePolicy
+      ? await this.cached.run(job, cachePolicy, finish, (store) => runThroughProviders(this.run, job, mode, store))
+      : await runThroughProviders(this.run, job, mode);
+    // An answer whose rules were skipped (tool calls, JSON) is an answer still, with its score.
+    return observed(run, ({ score, violations }) =>
+      this.answers.answered({ accountId, personaId: reference.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations }),
+    );
   }
 }

@@ -35,9 +35,10 @@ export function installBudgets(app: FastifyInstance, metering: Metering): void {
     else reply.raw.once('close', () => void metered.settle());
   };
 
-  // The handler runs inside the key's usage context, so its usage is counted for its key (and its budgets).
+  // The handler runs inside the key's usage context, so its usage is counted for its key (and its budgets),
+  // and its answer in the persona's quality under its request id.
   const withinUsageContext: preHandlerHookHandler = (request, _reply, done) => {
-    request.metered!.within(done, request.routeOptions.config.usageEndpoint);
+    request.metered!.within(done, request.routeOptions.config.usageEndpoint, request.id);
   };
 
   const reportRemaining: onSendHookHandler = async (request, reply, payload) => {

@@ -1,4 +1,5 @@
 /** Lints any text against a persona's rules, and with a judge rates its voice (POST /v1/check). */
+import { type AnswerObserver, unobserved } from '../quality/answer-event.js';
 import type { CompiledPersonas } from './compiled-personas.js';
 import type { PersonaPin } from '../personas/persona-history.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
@@ -43,6 +44,8 @@ export class PersonaCheck {
     private readonly judge: Judge,
     /** PROVIDER_TIMEOUT_MS: the judge's deadline, its retries included. */
     private readonly timeoutMs: number,
+    /** Hears of every check (quality on live traffic, docs/quality.md). */
+    private readonly answers: AnswerObserver = unobserved,
   ) {}
 
   /**
@@ -66,6 +69,9 @@ export class PersonaCheck {
       : undefined;
     const { score, scores } = scoreOf(violations, preserved, judgement?.verdict);
     const passed = passes(violations, score, persona.minScore);
+    this.answers.answered({
+      accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score, findings: violations, endpoint: 'check',
+    });
     const verdict: CheckVerdict = { passed, score, scores, violations, warnings, ...(judgement ? { judge: judgement.verdict } : {}) };
     return { verdict, personaVersion: persona.version, ...(judgement ? { usage: judgement.usage } : {}) };
   }

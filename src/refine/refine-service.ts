@@ -29,7 +29,8 @@ import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
 import { enforceInSpan } from './rules-span.js';
-import { type KnownResult, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
+import { type KnownResult, observed, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
+import { type AnswerObserver, unobserved } from '../quality/answer-event.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
 /** Applies only the persona's deterministic rules: no network, no model, no key. */
@@ -84,6 +85,8 @@ export class RefineService {
     private readonly judge: Judge,
     private readonly tracer: Tracer = noTracing,
     private readonly clock: Clock = systemClock,
+    /** Hears of every answer that stands (quality on live traffic, docs/quality.md). */
+    private readonly answers: AnswerObserver = unobserved,
   ) {
     this.cached = new CachedRuns(cache, usage, tracer);
   }
@@ -123,6 +126,17 @@ export class RefineService {
     this.checkProviders(body);
     const judgeTarget = this.judgeTarget(body);
     const persona = await this.persona(accountId, body);
+    const run = await this.answer(accountId, body, persona, signal, cachePolicy, mode, judgeTarget);
+    return observed(run, ({ score, violations }) =>
+      this.answers.answered({ accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations }),
+    );
+  }
+
+  /** The run that answers: the rules provider's, a cached answer's, or the providers'. */
+  private async answer(
+    accountId: string, body: RefineRequest, persona: CompiledPersona, signal: AbortSignal,
+    cachePolicy: CachePolicy | undefined, mode: RunMode, judgeTarget: JudgeTarget | undefined,
+  ): Promise<RefineRun> {
     if (body.provider === RULES_PROVIDER) {
       const original = originalFor(persona, body.content);
       const { text, remaining } = enforceInSpan(this.tracer, persona, body.content, original);

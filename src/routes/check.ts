@@ -51,8 +51,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
       try {
         // A judge spends tokens: metered as a refine is. Without one the check's usage is still the key's.
         const { value, remaining } = request.body.judge
-          ? await metering.run({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content), check)
-          : { value: await metering.unmetered(keyId).within(check), remaining: undefined };
+          ? await metering.run({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content), check, true)
+          : { value: await metering.unmetered(keyId).within(check, undefined, request.id), remaining: undefined };
         reply.header('x-persona-version', String(value.personaVersion));
         if (value.usage) reply.header('x-usage', usageHeader(value.usage));
         if (remaining !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, remaining)));

@@ -205,6 +205,71 @@ export interface EvalResultsTable {
   result: string;
 }
 
+/**
+ * Quality on live traffic (docs/quality.md): one row per account × persona × version × endpoint ×
+ * UTC day, added to by upserts like usage_daily. Numbers only, never a text.
+ */
+export interface QualityDailyTable {
+  account_id: string;
+  persona_id: string;
+  version: number;
+  /** `refine`, `chat` or `check`. */
+  endpoint: string;
+  /** UTC day the answers were given, YYYY-MM-DD; feedback counts on its answer's day. */
+  day: string;
+  answers: Counter;
+  /** The answers' scores summed; the mean is score_sum / answers. */
+  score_sum: Counter;
+  below_min_score: Counter;
+  with_required_findings: Counter;
+  feedback_up: Counter;
+  feedback_down: Counter;
+}
+
+/** The findings of quality_daily's answers, one row per rule. */
+export interface QualityFindingsDailyTable {
+  account_id: string;
+  persona_id: string;
+  version: number;
+  endpoint: string;
+  day: string;
+  rule: string;
+  findings: Counter;
+}
+
+/**
+ * Which persona version answered a request, kept 30 days so feedback can name the request by
+ * its X-Request-Id. Identifiers and a time only: never the request's or the answer's text.
+ */
+export interface AnswerLogTable {
+  account_id: string;
+  request_id: string;
+  key_id: string;
+  persona_id: string;
+  version: number;
+  endpoint: string;
+  /** ISO 8601, UTC. */
+  answered_at: string;
+}
+
+/** One feedback per answered request: a second replaces the first. */
+export interface FeedbackTable {
+  id: string;
+  account_id: string;
+  request_id: string;
+  persona_id: string;
+  version: number;
+  endpoint: string;
+  /** The answer's UTC day: the quality_daily row its rating counts in. */
+  answer_day: string;
+  rating: 'up' | 'down';
+  corrected_text: string | null;
+  comment: string | null;
+  /** Id of the API key that gave it. */
+  created_by: string;
+  created_at: string;
+}
+
 export interface ServiceSecretsTable {
   name: string;
   value: string;
@@ -226,4 +291,8 @@ export interface Database {
   eval_sample_sets: EvalSampleSetsTable;
   eval_runs: EvalRunsTable;
   eval_results: EvalResultsTable;
+  quality_daily: QualityDailyTable;
+  quality_findings_daily: QualityFindingsDailyTable;
+  answer_log: AnswerLogTable;
+  feedback: FeedbackTable;
 }

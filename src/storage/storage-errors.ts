@@ -48,6 +48,12 @@ export function isRefusedValue(error: unknown): boolean {
   return /^2[23][0-9A-Z]{3}$/.test(code) || /^SQLITE_(CONSTRAINT|TOOBIG|MISMATCH|RANGE)/.test(code);
 }
 
+/** Whether a write met a row with the same unique key (PostgreSQL 23505; SQLite's unique and primary key constraints). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
 /** The error to throw for an engine's error: a StorageUnavailableError when it cannot answer now. */
 function recognised(error: unknown): unknown {
   if (error instanceof Error) {

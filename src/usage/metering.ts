@@ -49,9 +49,13 @@ export class MeteredWork {
     return this.budget?.remaining;
   }
 
-  /** Runs `work` inside the key's usage context: every provider call it makes is counted for the key and its budgets. */
-  within<T>(work: () => T, endpoint?: UsageEndpoint): T {
-    return requestUsage.run({ keyId: this.keyId, ...(endpoint ? { endpoint } : {}), onTokens: this.budget ? (tokens) => this.add(tokens) : undefined }, work);
+  /**
+   * Runs `work` inside the key's usage context: every provider call it makes is counted for the key
+   * and its budgets; with `requestId`, the work answers that live request (src/usage/request-usage.ts).
+   */
+  within<T>(work: () => T, endpoint?: UsageEndpoint, requestId?: string): T {
+    const onTokens = this.budget ? (tokens: number) => this.add(tokens) : undefined;
+    return requestUsage.run({ keyId: this.keyId, ...(endpoint ? { endpoint } : {}), ...(requestId === undefined ? {} : { requestId }), onTokens }, work);
   }
 
   private add(tokens: number): void {
@@ -151,11 +155,14 @@ export class Metering {
     }
   }
 
-  /** Admits, runs and settles work that ends when `work` does; `remaining` as `settle` answers it. */
-  async run<T>(who: MeteredKey, estimate: number, work: () => Promise<T>): Promise<{ value: T; remaining: number | undefined }> {
+  /**
+   * Admits, runs and settles work that ends when `work` does; `remaining` as `settle` answers it.
+   * `live`: the work answers `who.requestId` itself (a judged check), not a sample of an evaluation it started.
+   */
+  async run<T>(who: MeteredKey, estimate: number, work: () => Promise<T>, live = false): Promise<{ value: T; remaining: number | undefined }> {
     const metered = await this.admit(who, estimate);
     try {
-      const value = await metered.within(work);
+      const value = await metered.within(work, undefined, live ? who.requestId : undefined);
       return { value, remaining: await metered.settle() };
     } finally {
       // Failed or not, the reservation goes with the work.

@@ -10,10 +10,20 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 export const USAGE_ENDPOINTS = ['refine', 'chat'] as const;
 export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
 
+/** What quality on live traffic counts answers of (docs/quality.md): the usage endpoints, and checks, which spend no provider call of their own. */
+export const QUALITY_ENDPOINTS = [...USAGE_ENDPOINTS, 'check'] as const;
+export type QualityEndpoint = (typeof QUALITY_ENDPOINTS)[number];
+
 export interface RequestUsage {
   keyId: string;
   /** The route's (`config.usageEndpoint`); `refine` when absent. */
   endpoint?: UsageEndpoint;
+  /**
+   * The X-Request-Id of the live request this work answers (a refine, a chat completion, a
+   * check): its answer counts in the persona's quality and may get feedback. Absent for an
+   * evaluation's samples, which are not live traffic.
+   */
+  requestId?: string;
   /** Tokens (input + output) as each provider contribution is counted. */
   onTokens?: (tokens: number) => void;
 }

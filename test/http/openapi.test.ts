@@ -11,9 +11,9 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => server.close());
 
-  it('is a valid OpenAPI 3.1 document with version 1.4.0', async () => {
+  it('is a valid OpenAPI 3.1 document with version 1.5.0', async () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.4.0');
+    expect(document.info.version).toBe('1.5.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
@@ -40,6 +40,9 @@ describe('the OpenAPI document', () => {
       'delete /v1/personas/{id}/labels/{label}/policy': ['labels:protected'],
       'get /v1/audit': ['audit:read'],
       'get /v1/usage': ['usage:read'],
+      'get /v1/personas/{id}/quality': ['usage:read'],
+      'get /v1/personas/{id}/feedback': ['usage:read'],
+      'post /v1/feedback': ['refine'],
       'get /v1/providers': ['refine'],
       'post /v1/keys': ['keys:admin'],
       'get /v1/keys': ['keys:admin'],
@@ -75,6 +78,9 @@ describe('the OpenAPI document', () => {
       'delete /v1/personas/{id}/labels/{label}',
       'get /v1/audit',
       'get /v1/usage',
+      'get /v1/personas/{id}/quality',
+      'get /v1/personas/{id}/feedback',
+      'post /v1/feedback',
       'get /v1/providers',
       'get /v1/personas/{id}/labels/{label}/policy',
       'put /v1/personas/{id}/labels/{label}/policy',

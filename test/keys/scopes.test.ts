@@ -93,6 +93,9 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'GET', path: () => '/v1/models', scope: 'refine', openAiErrors: true },
     { method: 'GET', path: () => '/v1/usage', scope: 'usage:read' },
     { method: 'GET', path: () => '/v1/usage?groupBy=key', scope: 'usage:read' },
+    { method: 'GET', path: () => `/v1/personas/${walkedPersona}/quality`, scope: 'usage:read' },
+    { method: 'GET', path: () => `/v1/personas/${walkedPersona}/feedback`, scope: 'usage:read' },
+    { method: 'POST', path: () => '/v1/feedback', scope: 'refine', json: () => ({ requestId: RATED_REQUEST, rating: 'up' }) },
     { method: 'GET', path: () => '/v1/audit', scope: 'audit:read' },
     { method: 'GET', path: () => '/v1/keys', scope: 'keys:admin' },
     { method: 'GET', path: async () => `/v1/keys/${await disposableKey()}`, scope: 'keys:admin' },
@@ -116,11 +119,17 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'GET', path: async () => { const { id, evalId } = await evaluated(); return `/v1/personas/${id}/evals/${evalId}/events`; }, scope: 'evals' },
   ];
   let walkedPersona = '';
+  const RATED_REQUEST = 'scopes-walk-rated-refine';
 
   beforeAll(async () => {
     fake = await startFakeProviderServer();
     server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', ...refineEnv(fake) } });
     walkedPersona = await persona();
+    // The answer the feedback route rates, named by the request id it was asked with.
+    const rated = await server.request('/v1/refine', {
+      method: 'POST', headers: { 'x-request-id': RATED_REQUEST }, json: { provider: 'rules', personaId: walkedPersona, content: 'Hello there.' },
+    });
+    expect(rated.status).toBe(200);
     for (const scope of SCOPES) {
       keys.set(`only ${scope}`, await makeKey(`only ${scope}`, [scope]));
       keys.set(`all but ${scope}`, await makeKey(`all but ${scope}`, SCOPES.filter((s) => s !== scope)));
@@ -141,7 +150,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
       'GET /v1/personas/{id}/labels', 'GET /v1/personas/{id}/label-policies', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
-      'POST /v1/refine', 'POST /v1/check', 'GET /v1/providers', 'POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/usage', 'GET /v1/audit',
+      'POST /v1/refine', 'POST /v1/check', 'POST /v1/feedback', 'GET /v1/personas/{id}/quality', 'GET /v1/personas/{id}/feedback', 'GET /v1/providers', 'POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/usage', 'GET /v1/audit',
       'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',
       'GET /v1/personas/{id}/samples', 'PUT /v1/personas/{id}/samples', 'POST /v1/personas/{id}/evals', 'GET /v1/personas/{id}/evals',
       'GET /v1/personas/{id}/evals/compare', 'GET /v1/personas/{id}/evals/{evalId}', 'POST /v1/personas/{id}/evals/{evalId}/cancel',

@@ -9,6 +9,7 @@ import { keyAncestors } from './2026-11-28-034-key-ancestors.js';
 import { evalErrored } from './2026-11-28-035-eval-errored.js';
 import { idempotencyScopes } from './2026-11-28-036-idempotency-scopes.js';
 import { usageEndpoints } from './2026-11-28-037-usage-endpoints.js';
+import { qualityAndFeedback } from './2026-11-28-038-quality-and-feedback.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -22,4 +23,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-035-eval-errored': evalErrored,
   '2026-11-28-036-idempotency-scopes': idempotencyScopes,
   '2026-11-28-037-usage-endpoints': usageEndpoints,
+  '2026-11-28-038-quality-and-feedback': qualityAndFeedback,
 };

@@ -1,0 +1,35 @@
+/**
+ * One answer that stood, as quality on live traffic counts it (docs/quality.md): who asked,
+ * which persona version answered, its score and findings. Never the text asked or answered.
+ */
+import type { RuleFinding } from '../rules/index.js';
+import type { QualityEndpoint } from '../usage/request-usage.js';
+
+export interface AnswerEvent {
+  accountId: string;
+  /** The API key that asked. */
+  keyId: string;
+  personaId: string;
+  version: number;
+  endpoint: QualityEndpoint;
+  /** The request's X-Request-Id: what feedback names the answer by. */
+  requestId: string;
+  score: number;
+  /** The version's `minScore`, when it sets one. */
+  minScore: number | undefined;
+  findings: readonly Pick<RuleFinding, 'rule' | 'severity'>[];
+  /** Epoch milliseconds. */
+  at: number;
+}
+
+/** What a use case knows of its answer; the request's identity comes from its context. */
+export type Answer = Omit<AnswerEvent, 'keyId' | 'requestId' | 'at' | 'endpoint'> & { endpoint?: QualityEndpoint };
+
+/** Hears of every answer that stands; a failed or abandoned one never reaches it. */
+export interface AnswerObserver {
+  answered(answer: Answer): void;
+}
+
+export const unobserved: AnswerObserver = { answered: () => {} };
+
+export const utcDay = (epochMs: number) => new Date(epochMs).toISOString().slice(0, 10);
