@@ -22,7 +22,7 @@ export interface PersonaRefineOptions {
   baseUrl: string;
   /** Overall limit for one call, retries and waits included. Default 120 000 ms: a refine alone may take a minute. */
   timeoutMs?: number;
-  /** Retries after the first attempt for 429, 502, 503 and network errors. Default 2. */
+  /** Retries after the first attempt for 429, 502, 503, 504 and network errors (409 with an Idempotency-Key). Default 2; 0 turns retrying off. */
   maxRetries?: number;
   /** A fetch implementation; defaults to the global one. */
   fetch?: typeof fetch;

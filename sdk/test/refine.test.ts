@@ -115,13 +115,21 @@ describe('client.refine against a real server and a fake provider', () => {
     expect(error).toMatchObject({ kind: 'http', status: 429, source: 'provider', retryAfter: 7 });
   });
 
-  it('a provider that never answers is a 504 with source "provider", which the SDK does not retry', async () => {
+  it('a provider that never answers is a 504 with source "provider"; maxRetries: 0 makes it one provider call', async () => {
     fake.setBehaviour('hang');
-    let retries = 0;
-    const counting = new PersonaRefine({ apiKey: server.key, baseUrl: server.url, onRetry: () => retries++ });
-    const error = await failure(counting.refine(input()));
+    const error = await failure(client.refine(input(), { maxRetries: 0 }));
     expect(error).toMatchObject({ kind: 'http', status: 504, source: 'provider' });
-    expect(retries).toBe(0);
+    expect(fake.requestCount).toBe(1);
+  });
+
+  it('a 504 is retried and really runs again, since the service stores no 5xx under the key: each attempt calls the provider', async () => {
+    fake.setBehaviour('hang');
+    const retried: number[] = [];
+    const counting = new PersonaRefine({ apiKey: server.key, baseUrl: server.url, onRetry: (e) => retried.push(e.error.status) });
+    const error = await failure(counting.refine(input(), { maxRetries: 1, idempotencyKey: `retry-504-${Date.now()}` }));
+    expect(error).toMatchObject({ kind: 'http', status: 504, source: 'provider' });
+    expect(retried).toEqual([504]);
+    expect(fake.requestCount).toBe(2);
   });
 
   it('an unknown persona is a 404 from the service; the provider is not called', async () => {

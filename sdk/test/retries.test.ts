@@ -60,7 +60,7 @@ describe('retries through a scripted proxy in front of a real server', () => {
     expect(second!.at - first!.at).toBeGreaterThanOrEqual(995);
   });
 
-  it.each([429, 502, 503])('retries %i up to maxRetries, then throws the last error', async (status) => {
+  it.each([429, 502, 503, 504])('retries %i up to maxRetries, then throws the last error', async (status) => {
     const retries: RetryEvent[] = [];
     const client = await clientVia(() => answer(status, errorBody(status), { 'retry-after': '0' }), { onRetry: (e) => retries.push(e) });
     await expect(client.personas.list()).rejects.toMatchObject({ kind: 'http', status, retryAfter: 0, message: `scripted ${status}` });
@@ -71,13 +71,25 @@ describe('retries through a scripted proxy in front of a real server', () => {
     ]);
   });
 
+  it('a 504 from a gateway in front of the service is retried: the POST succeeds on its second attempt, with the same Idempotency-Key', async () => {
+    const retries: RetryEvent[] = [];
+    const client = await clientVia((i) => (i === 0 ? answer(504, errorBody(504)) : FORWARD), { onRetry: (e) => retries.push(e) });
+    await expect(client.personas.create({ name: 'After 504' })).resolves.toMatchObject({ name: 'After 504' });
+
+    const [first, second] = proxy!.seen;
+    expect(proxy!.seen).toHaveLength(2);
+    expect(first!.headers['idempotency-key']).toMatch(UUID);
+    expect(second!.headers['idempotency-key']).toBe(first!.headers['idempotency-key']);
+    expect(retries.map((e) => [e.retry, e.method, e.error.status])).toEqual([[1, 'POST', 504]]);
+  });
+
   it('maxRetries: 0 makes exactly one attempt', async () => {
     const client = await clientVia(() => answer(503, errorBody(503)), { maxRetries: 0 });
     await expect(client.personas.list()).rejects.toMatchObject({ status: 503 });
     expect(proxy!.seen).toHaveLength(1);
   });
 
-  it.each([400, 401, 404, 409, 500, 504])('does not retry %i on a GET', async (status) => {
+  it.each([400, 401, 404, 409, 500])('does not retry %i on a GET', async (status) => {
     const client = await clientVia(() => answer(status, errorBody(status)));
     await expect(client.personas.list()).rejects.toMatchObject({ status });
     expect(proxy!.seen).toHaveLength(1);

@@ -31,7 +31,7 @@ class PersonaRefine:
     ``base_url`` (the server root; a trailing ``/v1`` is accepted) and ``api_key`` default to the
     environment's ``PERSONA_REFINE_URL`` and ``PERSONA_REFINE_API_KEY``. ``timeout`` bounds one
     call in seconds, retries and the waits between them included; ``max_retries`` is how many
-    times a 429, 502, 503 or dropped connection is tried again."""
+    times a 429, 502, 503, 504 or dropped connection is tried again."""
 
     def __init__(
         self,

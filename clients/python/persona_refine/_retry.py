@@ -13,14 +13,18 @@ MAX_DELAY = 8.0
 
 def is_retryable(error: ApiError, sent_idempotency_key: bool) -> bool:
     """429 and 503 say "come back later"; 502 is a provider hiccup; a dropped connection may not
-    have reached the server at all. 409 only means "your first attempt with this Idempotency-Key
-    is still running", worth waiting for when one was sent. Everything else (4xx, 500, and 504:
-    the provider already had its full timeout) would fail the same way again."""
+    have reached the server at all. 504 is worth repeating too: a gateway or load balancer in front
+    of the service answers it for an instance that went away or a slow hop, and the service never
+    stores a 5xx under an Idempotency-Key, so the repeat really runs; the call's ``timeout`` still
+    bounds the total wait. Its cost: a provider that timed out once may time out again, another
+    full provider timeout, which ``max_retries=0`` avoids. 409 only means "your first attempt with
+    this Idempotency-Key is still running", worth waiting for when one was sent. Everything else
+    (other 4xx, 500) would fail the same way again."""
     if isinstance(error, APITimeoutError):
         return False
     if isinstance(error, APIConnectionError):
         return True
-    return error.status in (429, 502, 503) or (error.status == 409 and sent_idempotency_key)
+    return error.status in (429, 502, 503, 504) or (error.status == 409 and sent_idempotency_key)
 
 
 def parse_retry_after(header: Optional[str], now: Optional[float] = None) -> Optional[float]:
