@@ -4222,6 +4222,433 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/personas/{id}/quality": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A persona's quality on live traffic, by UTC day or by version
+         * @description Every refine, chat completion and check answered with the persona counts (docs/quality.md): answers, their mean persona score, those under the version's `minScore`, those with a required finding left, the findings by rule, and the feedback given on them. Numbers only: no text is kept for this. Default: the last 30 days, by day. Days without answers or feedback have no row. Instances write their counts at least once per `USAGE_FLUSH_MS` (1 s), so another instance's last second may not be in the answer yet.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /**
+                     * @description First UTC day, YYYY-MM-DD, inclusive. Default: 29 days before today
+                     * @example 2026-11-01
+                     */
+                    from?: string;
+                    /**
+                     * @description Last UTC day, YYYY-MM-DD, inclusive. Default: today
+                     * @example 2026-11-01
+                     */
+                    to?: string;
+                    /** @description `day` (default): one row per UTC day with answers or feedback, oldest first; `version`: one row per persona version over the range, lowest first */
+                    groupBy?: "day" | "version";
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The quality rows */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            rows: {
+                                /** @description With `groupBy=day`: the UTC day, YYYY-MM-DD */
+                                day?: string;
+                                /** @description With `groupBy=version`: the persona version that answered */
+                                version?: number;
+                                /** @description Refines, chat completions and checks answered with the persona (cache hits and the `rules` provider included; failed or abandoned ones not) */
+                                answers: number;
+                                /** @description The answers' mean persona score (X-Persona-Score), two decimals; null when the row has feedback but no answers */
+                                meanScore: number | null;
+                                /** @description Answers scored under the version's `minScore` (0 when it sets none) */
+                                belowMinScore: number;
+                                /** @description Answers with at least one finding of a required rule left */
+                                withRequiredFindings: number;
+                                /** @description Findings left in the answers, by rule (`avoid`, `maxWords`, …) */
+                                findings: {
+                                    [key: string]: number;
+                                };
+                                /** @description Feedback on these answers, counted on the answer's day and version */
+                                feedback: {
+                                    /** @description Answers rated up */
+                                    up: number;
+                                    /** @description Answers rated down */
+                                    down: number;
+                                };
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "usage:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rate the answer to a refine or chat completion
+         * @description `requestId` is the `X-Request-Id` of one of this account's refines or chat completions of the last 30 days; another account's, an unknown one or an older one is a 404. A second feedback on the same request replaces the first (its rating moves in the quality counts). The rating counts in `GET /v1/personas/{id}/quality` on the answer's day and version. Feedback right after its answer is found, whichever instance answered (a 404 may then take one `USAGE_FLUSH_MS` longer).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description The X-Request-Id of one of this account's refines or chat completions of the last 30 days */
+                        requestId: string;
+                        /** @description Whether the answer was good */
+                        rating: "up" | "down";
+                        /** @description The answer as it should have been (at most 65,536 characters) */
+                        correctedText?: string;
+                        /** @description Why (at most 4,096 characters) */
+                        comment?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The feedback stored */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Feedback"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "refine" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/feedback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Feedback on a persona's answers, newest first
+         * @description Pages of `limit` (default 100); a `Link: <…>; rel="next"` header points to the next page. `rating` keeps only `up` or `down`. Deleting the persona deletes its feedback.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Whether the answer was good */
+                    rating?: "up" | "down";
+                    /** @description Page size (default 100) */
+                    limit?: number;
+                    /** @description Cursor from the previous page's Link header */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The feedback */
+                200: {
+                    headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Feedback"][];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "usage:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -5129,6 +5556,25 @@ export interface components {
             keyId?: string | null;
             /** @description budget.exceeded: the limit (`tokensPerDay` or `refinesPerMinute`); key.rotated: `graceSeconds=N`; label.set of a gated label: `evalId=<id>`, the evaluation that met its policy */
             detail?: string | null;
+        };
+        Feedback: {
+            /** @description Time-ordered feedback id; also the paging cursor */
+            id: string;
+            /** @description The request whose answer it rates */
+            requestId: string;
+            /** @description The persona that answered */
+            personaId: string;
+            /** @description The persona version that answered */
+            version: number;
+            /** @description Whether the answer was good */
+            rating: "up" | "down";
+            correctedText?: string;
+            comment?: string;
+            /**
+             * Format: date-time
+             * @description When it was given (a replacement has its own)
+             */
+            createdAt: string;
         };
         ApiKey: {
             /** @description The key id (`key_…`): not a secret */
