@@ -86,9 +86,9 @@ export class QualityRepository {
 
   /** Days `from` to `to` inclusive, one row per day × version (the endpoints summed), ordered by day then version. */
   async list(accountId: string, personaId: string, from: string, to: string): Promise<QualityRow[]> {
-    const scoped = <T extends 'quality_daily' | 'quality_findings_daily'>(table: T) =>
-      this.db.selectFrom(table as 'quality_daily').where('account_id', '=', accountId).where('persona_id', '=', personaId).where('day', '>=', from).where('day', '<=', to);
-    const rows = await scoped('quality_daily')
+    const rows = await this.db
+      .selectFrom('quality_daily')
+      .where('account_id', '=', accountId).where('persona_id', '=', personaId).where('day', '>=', from).where('day', '<=', to)
       .select((eb) => [
         'day', 'version',
         eb.fn.sum<number | string>('answers').as('answers'),
