@@ -1,4 +1,5 @@
 /** The account's audit trail: /v1/audit. */
+import { nextCursorOf, searchOf } from './next-page.js';
 import type { CallOptions, Transport } from './transport.js';
 import type { AuditEvent } from './types.js';
 
@@ -22,12 +23,7 @@ export class Audit {
   constructor(private readonly transport: Transport) {}
 
   async list(query: AuditQuery = {}, options?: CallOptions): Promise<AuditPage> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    // Not `params.size`: Node before 18.16 and older browsers lack it, and the query would be dropped.
-    const search = params.toString() === '' ? '' : `?${params}`;
-    const { body, headers } = await this.transport.call<AuditEvent[]>({ method: 'GET', path: `/audit${search}`, answer: 'array' }, options);
-    const next = /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1];
-    return { events: body, nextCursor: next === undefined ? undefined : decodeURIComponent(next) };
+    const { body, headers } = await this.transport.call<AuditEvent[]>({ method: 'GET', path: `/audit${searchOf({ ...query })}`, answer: 'array' }, options);
+    return { events: body, nextCursor: nextCursorOf(headers) };
   }
 }

@@ -7,13 +7,16 @@ import type { ChatInput, ChatStreamInput } from './chat-types.js';
 import { PersonaRefineError } from './errors.js';
 import { checkApiKey, checkProviderKeys } from './key-check.js';
 import { Evaluations } from './evals.js';
+import { FeedbackApi } from './feedback.js';
+import { searchOf } from './next-page.js';
+import { personaPath } from './persona-paths.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
 import { Usage } from './usage.js';
 import { Keys } from './keys.js';
 import { RefineStream, type RefineStreamInput } from './refine-stream.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
-import type { CheckInput, CheckResult, Provider, RefineInput, RefineResult } from './types.js';
+import type { CheckInput, CheckResult, Provider, QualityQuery, QualityRow, RefineInput, RefineResult } from './types.js';
 
 export interface PersonaRefineOptions {
   /** Your persona-refine API key (`prk_…`). */
@@ -60,6 +63,8 @@ export class PersonaRefine {
   readonly keys: Keys;
   /** Evaluation runs of a persona version on the persona's samples: start, follow, compare. */
   readonly evals: Evaluations;
+  /** Ratings of live answers, by their request id: create, list. */
+  readonly feedback: FeedbackApi;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -84,6 +89,7 @@ export class PersonaRefine {
     this.usage = new Usage(this.transport);
     this.keys = new Keys(this.transport);
     this.evals = new Evaluations(this.transport);
+    this.feedback = new FeedbackApi(this.transport);
   }
 
   /**
@@ -152,6 +158,18 @@ export class PersonaRefine {
   async check(input: CheckInput, options?: CallOptions): Promise<CheckResult> {
     const { body, headers } = await this.transport.call<CheckResult>({ method: 'POST', path: '/check', body: input }, options);
     return withPersonaVersion(body, headers);
+  }
+
+  /**
+   * The persona's quality on live traffic (scope `usage:read`): its answers to refines, chat
+   * completions and checks, their mean score, those under `minScore` or with a required finding
+   * left, findings by rule, and the feedback on them. By UTC day (default; oldest first, days
+   * without answers absent) or `groupBy: 'version'`; `from` and `to` are `YYYY-MM-DD`, default the
+   * last 30 days.
+   */
+  async quality(personaId: string, query: QualityQuery = {}, options?: CallOptions): Promise<QualityRow[]> {
+    const path = `${personaPath(personaId)}/quality${searchOf({ from: query.from, to: query.to, groupBy: query.groupBy })}`;
+    return (await this.transport.call<{ rows: QualityRow[] }>({ method: 'GET', path }, options)).body.rows;
   }
 }
 

@@ -6,6 +6,7 @@
 import { PersonaRefineError } from './errors.js';
 import { DEFAULT_MAX_EVENT_BYTES, EventStreamParser } from './event-stream-parser.js';
 import { checkProviderKeys } from './key-check.js';
+import { nextCursorOf, searchOf } from './next-page.js';
 import { personaPath } from './persona-paths.js';
 import type { CallOptions, Transport } from './transport.js';
 import type { EvalComparison, EvalEvent, EvalRun, EvalRunWithResults, StartEvalInput } from './types.js';
@@ -49,12 +50,9 @@ export class Evaluations {
   }
 
   async list(personaId: string, query: EvalListQuery = {}, options?: CallOptions): Promise<EvalPage> {
-    const params = new URLSearchParams();
-    for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
-    const search = params.toString() === '' ? '' : `?${params}`;
-    const { body, headers } = await this.transport.call<EvalRun[]>({ method: 'GET', path: `${evalsPath(personaId)}${search}`, answer: 'array' }, options);
-    const next = /<[^>]*[?&]cursor=([^&>]+)[^>]*>;\s*rel="next"/.exec(headers.get('link') ?? '')?.[1];
-    return { runs: body, nextCursor: next === undefined ? undefined : decodeURIComponent(next) };
+    const path = `${evalsPath(personaId)}${searchOf({ ...query })}`;
+    const { body, headers } = await this.transport.call<EvalRun[]>({ method: 'GET', path, answer: 'array' }, options);
+    return { runs: body, nextCursor: nextCursorOf(headers) };
   }
 
   /** Stops the run; what finished is kept. A run that already ended is a 409. Not retried, for the same reason. */

@@ -23,6 +23,7 @@ export type { Personas, ConditionalOptions } from './personas.js';
 export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';
 export type { Usage } from './usage.js';
+export type { FeedbackApi, FeedbackListQuery } from './feedback.js';
 export type { Keys } from './keys.js';
 export type { EvalListQuery, EvalPage, Evaluations } from './evals.js';
 export type { PersonaSamples } from './persona-samples.js';
@@ -53,6 +54,9 @@ export type {
   CreatePersonaInput,
   ErrorBody,
   Fallback,
+  Feedback,
+  FeedbackInput,
+  FeedbackRating,
   JudgeVerdict,
   Persona,
   PersonaAttributes,
@@ -60,6 +64,8 @@ export type {
   PersonaVersion,
   PersonaWithEtag,
   Provider,
+  QualityQuery,
+  QualityRow,
   RefineInput,
   RefineResult,
   Severity,

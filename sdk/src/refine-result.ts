@@ -84,5 +84,6 @@ export function refineResult(body: { response: string }, headers: Headers): Refi
     ratings: hidden(parseRatings(headers.get('x-persona-ratings'))),
     judgeError: hidden(headers.get('x-persona-judge-error') ?? undefined),
     judgeWarning: hidden(judgeWarningOf(headers.get('x-persona-judge-warning'))),
+    requestId: hidden(headers.get('x-request-id') ?? undefined),
   }) as RefineResult;
 }

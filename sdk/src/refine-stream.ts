@@ -17,12 +17,12 @@ type StreamDelta = components['schemas']['StreamDelta'];
 /**
  * A streamed refine's result: `{ response }` like `refine`'s, with `violations` (no repair call
  * on a stream: what only the model can fix is reported here), `usage` (the tokens the provider
- * reported, `{}` when it reported none), `score` (`done.score`), `judge` (`done.judge`), `personaVersion` and
- * `replaced` non-enumerable.
+ * reported, `{}` when it reported none), `score` (`done.score`), `judge` (`done.judge`), `personaVersion`,
+ * `requestId` and `replaced` non-enumerable.
  * `response` is always the whole result; `replaced` is true only when the pieces that were
  * yielded are not a prefix of it (a service bug the server logs and counts): use `response`.
  */
-export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'score'> & {
+export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'score' | 'requestId'> & {
   readonly usage: Readonly<StreamDone['usage']>;
   /**
    * With `judge`: the verdict on the final text, `{ provider, model, ratings }` (each rating with
@@ -185,6 +185,7 @@ function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
     judge: { value: isObject(done.judge) ? done.judge : undefined, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
     replaced: { value: (done as { replaced?: boolean }).replaced === true, enumerable: false },
+    requestId: { value: requestIdOf(headers), enumerable: false },
   }) as RefineStreamResult;
 }
 

@@ -47,6 +47,8 @@ export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]>
     readonly judgeError: string | undefined;
     /** With `judge`: why nothing was rated and no judge call made, the persona setting no descriptive attribute (`X-Persona-Judge-Warning`, decoded). */
     readonly judgeWarning: string | undefined;
+    /** The answer's `X-Request-Id`: what `feedback.create` rates it by. */
+    readonly requestId: string | undefined;
   };
 /** A provider this instance can call, from GET /v1/providers. */
 export type Provider = JsonOf<paths['/v1/providers']['get']['responses'][200]>[number];
@@ -114,3 +116,14 @@ export type EvalEvent =
   | { event: 'progress'; data: components['schemas']['EvalProgressEvent'] }
   | { event: 'done'; data: components['schemas']['EvalDoneEvent'] }
   | { event: 'error'; data: components['schemas']['EvalErrorEvent'] };
+
+export type QualityQuery = NonNullable<paths['/v1/personas/{id}/quality']['get']['parameters']['query']>;
+/**
+ * A day's (or a version's) answers with the persona on live traffic: their count, mean score,
+ * those under `minScore` or with a required finding left, findings by rule, and the feedback on them.
+ */
+export type QualityRow = JsonOf<paths['/v1/personas/{id}/quality']['get']['responses'][200]>['rows'][number];
+export type Feedback = components['schemas']['Feedback'];
+export type FeedbackInput = JsonOf<paths['/v1/feedback']['post']['requestBody']>;
+/** `up` or `down`. */
+export type FeedbackRating = Feedback['rating'];

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../test/helpers/test-server.js';
+import { PersonaRefine, PersonaRefineError } from '../src/index.js';
+
+const today = () => new Date().toISOString().slice(0, 10);
+const noFeedback = { up: 0, down: 0 };
+
+describe('client.quality and client.feedback against a real server', () => {
+  let server: TestServer;
+  let client: PersonaRefine;
+  beforeAll(async () => {
+    // A short flush interval keeps a 404 quick: the feedback route waits one interval for another instance before it.
+    server = await startTestServer({ env: { USAGE_FLUSH_MS: '20' } });
+    client = new PersonaRefine({ apiKey: server.key, baseUrl: server.url });
+  });
+  afterAll(() => server.close());
+
+  const persona = async () => (await client.personas.create({ name: 'Rated', attributes: { avoid: ['synergy'], minScore: 95 } })).id;
+
+  it('rates a refine by its requestId; quality counts the answers and the rating, by day and by version', async () => {
+    const personaId = await persona();
+    const refined = await client.refine({ provider: 'rules', personaId, content: 'We value synergy here.' });
+    expect(refined.requestId).toMatch(/\S/);
+    expect(JSON.parse(JSON.stringify(refined))).toEqual({ response: refined.response });
+    await client.refine({ provider: 'rules', personaId, content: 'We value teamwork here.' });
+
+    const given = await client.feedback.create({ requestId: refined.requestId!, rating: 'down', correctedText: 'We value teamwork here.', comment: 'jargon' });
+    expect(given).toEqual({
+      id: expect.any(String),
+      requestId: refined.requestId,
+      personaId,
+      version: 1,
+      rating: 'down',
+      correctedText: 'We value teamwork here.',
+      comment: 'jargon',
+      createdAt: expect.any(String),
+    });
+
+    // Each instance writes its pending counts before it answers a quality request: no wait on one instance.
+    expect(await client.quality(personaId)).toEqual([
+      { day: today(), answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 } },
+    ]);
+    await client.personas.update(personaId, { attributes: { avoid: ['synergy'] } });
+    await client.refine({ provider: 'rules', personaId, content: 'Plain words.' });
+    expect(await client.quality(personaId, { from: today(), to: today(), groupBy: 'version' })).toEqual([
+      { version: 1, answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 } },
+      { version: 2, answers: 1, meanScore: 100, belowMinScore: 0, withRequiredFindings: 0, findings: {}, feedback: noFeedback },
+    ]);
+  });
+
+  it('a streamed refine carries its requestId too, and a second rating replaces the first', async () => {
+    const personaId = await persona();
+    const stream = client.refineStream({ provider: 'rules', personaId, content: 'Plain words.' });
+    for await (const piece of stream) expect(typeof piece).toBe('string');
+    const { requestId } = await stream.result;
+    expect(requestId).toMatch(/\S/);
+    const first = await client.feedback.create({ requestId: requestId!, rating: 'down' });
+    const second = await client.feedback.create({ requestId: requestId!, rating: 'up' });
+    expect(second.id).not.toBe(first.id);
+    expect(await client.feedback.list(personaId)).toEqual([second]);
+    expect((await client.quality(personaId))[0]?.feedback).toEqual({ up: 1, down: 0 });
+  });
+
+  it('feedback.list reads every page, newest first, and keeps one rating', async () => {
+    const personaId = await persona();
+    const given = [];
+    for (const rating of ['up', 'down', 'up', 'up', 'down'] as const) {
+      const { requestId } = await client.refine({ provider: 'rules', personaId, content: `Answer ${given.length}.` });
+      given.push(await client.feedback.create({ requestId: requestId!, rating }));
+    }
+    const newestFirst = [...given].reverse();
+    expect(await client.feedback.list(personaId, { pageSize: 2 })).toEqual(newestFirst);
+    expect(await client.feedback.list(personaId)).toEqual(newestFirst);
+    expect(await client.feedback.list(personaId, { rating: 'down', pageSize: 1 })).toEqual(newestFirst.filter((f) => f.rating === 'down'));
+  });
+
+  it('an unknown request id, an unknown persona and a day that is no date are errors with the server\'s message', async () => {
+    const unknown = await client.feedback.create({ requestId: 'no-such-request', rating: 'up' }).catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(PersonaRefineError);
+    expect(unknown).toMatchObject({ status: 404 });
+    await expect(client.quality('no-such-persona')).rejects.toMatchObject({ status: 404 });
+    await expect(client.feedback.list('no-such-persona')).rejects.toMatchObject({ status: 404 });
+    const personaId = await persona();
+    await expect(client.quality(personaId, { from: '2026-02-30' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('from') });
+  });
+});
