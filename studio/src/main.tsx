@@ -5,6 +5,7 @@ import './styles/forms.css';
 import './styles/preview.css';
 import './styles/history.css';
 import './styles/evals.css';
+import './styles/charts.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

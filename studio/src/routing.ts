@@ -6,6 +6,7 @@ export type Route =
   | { view: 'persona'; id: string }
   | { view: 'history'; id: string }
   | { view: 'evals'; id: string }
+  | { view: 'quality'; id: string }
   | { view: 'new' }
   | { view: 'compare' }
   | { view: 'keys' };
@@ -17,6 +18,8 @@ export function parseRoute(hash: string): Route {
   if (path === 'keys') return { view: 'keys' };
   const evals = /^personas\/(.+)\/evals$/.exec(path);
   if (evals?.[1]) return { view: 'evals', id: decodeURIComponent(evals[1]) };
+  const quality = /^personas\/(.+)\/quality$/.exec(path);
+  if (quality?.[1]) return { view: 'quality', id: decodeURIComponent(quality[1]) };
   const history = /^personas\/(.+)\/history$/.exec(path);
   if (history?.[1]) return { view: 'history', id: decodeURIComponent(history[1]) };
   const persona = /^personas\/(.+)$/.exec(path);
@@ -27,6 +30,7 @@ export function parseRoute(hash: string): Route {
 export const personaHref = (id: string) => `#/personas/${encodeURIComponent(id)}`;
 export const historyHref = (id: string) => `#/personas/${encodeURIComponent(id)}/history`;
 export const evalsHref = (id: string) => `#/personas/${encodeURIComponent(id)}/evals`;
+export const qualityHref = (id: string) => `#/personas/${encodeURIComponent(id)}/quality`;
 export const NEW_PERSONA_HREF = '#/personas/new';
 export const COMPARE_HREF = '#/compare';
 export const KEYS_HREF = '#/keys';

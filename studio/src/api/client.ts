@@ -27,6 +27,8 @@ import type {
   PersonaDraft,
   PersonaLabels,
   PersonaVersion,
+  QualityQuery,
+  QualityRow,
   StartEvalInput,
 } from './types.js';
 
@@ -296,6 +298,13 @@ export class StudioApi {
   /** Sets a label's policy (labels:protected): protection and the evaluation a move needs. */
   async setLabelPolicy(id: string, label: string, policy: LabelPolicyInput): Promise<LabelPolicy> {
     return (await this.send('PUT', `${personaPath(id)}/labels/${encodeURIComponent(label)}/policy`, { body: policy })).json() as Promise<LabelPolicy>;
+  }
+
+  /** The persona's quality on live traffic (scope usage:read); by day, oldest first, unless grouped by version. */
+  async quality(id: string, query: QualityQuery = {}): Promise<QualityRow[]> {
+    const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
+    const response = await this.send('GET', `${personaPath(id)}/quality${search.size ? `?${search}` : ''}`);
+    return ((await response.json()) as { rows: QualityRow[] }).rows;
   }
 
   /** Label → policy: of every label set, every label with a policy, and production. */

@@ -53,3 +53,7 @@ export type EvalRunWithResults = Schemas['EvalRunWithResults'];
 export type EvalResult = Schemas['EvalResult'];
 export type EvalComparison = paths['/v1/personas/{id}/evals/compare']['get']['responses'][200]['content']['application/json'];
 export type LabelPolicyInput = paths['/v1/personas/{id}/labels/{label}/policy']['put']['requestBody']['content']['application/json'];
+
+export type QualityQuery = NonNullable<paths['/v1/personas/{id}/quality']['get']['parameters']['query']>;
+/** One row of GET /v1/personas/{id}/quality: a day's (or a version's) answers, scores, findings and feedback. */
+export type QualityRow = paths['/v1/personas/{id}/quality']['get']['responses'][200]['content']['application/json']['rows'][number];

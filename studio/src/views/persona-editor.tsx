@@ -8,7 +8,7 @@ import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
 import { useDistinctName } from '../personas/persona-names.js';
-import { evalsHref, historyHref } from '../routing.js';
+import { evalsHref, historyHref, qualityHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
 import { Dialog } from './dialog.js';
@@ -125,6 +125,9 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
               </a>
               <a class="button secondary" href={evalsHref(loaded.persona.id)}>
                 Evaluations
+              </a>
+              <a class="button secondary" href={qualityHref(loaded.persona.id)}>
+                Quality
               </a>
               <button type="button" class="danger" disabled={cannotWrite !== undefined} title={cannotWrite} onClick={() => setConfirmingDelete(true)}>
                 Delete

@@ -11,6 +11,7 @@ import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-
 import { PersonaSuffixesContext, duplicateSuffixes, newestFirst } from '../personas/persona-names.js';
 import { EvalsView } from '../evals/evals-view.js';
 import { HistoryView } from '../history/history-view.js';
+import { QualityView } from '../quality/quality-view.js';
 import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
 import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
@@ -106,7 +107,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
   };
   const editorProps = { api, onSaved, onDeleted, onNotice: setNotice };
   const refineProps = { api, settings, providers, onSettings: setSettings };
-  const currentId = route.view === 'persona' || route.view === 'history' || route.view === 'evals' ? route.id : undefined;
+  const currentId = route.view === 'persona' || route.view === 'history' || route.view === 'evals' || route.view === 'quality' ? route.id : undefined;
 
   return (
     <ScopesContext.Provider value={{ granted }}>
@@ -162,6 +163,7 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
             )}
             {route.view === 'history' && <HistoryView key={route.id} api={api} id={route.id} onRestored={(persona) => onSaved(persona, false)} />}
             {route.view === 'evals' && <EvalsView key={route.id} api={api} id={route.id} providers={providers} />}
+            {route.view === 'quality' && <QualityView key={route.id} api={api} id={route.id} />}
             {route.view === 'compare' && (listed ? <CompareView {...refineProps} personas={listed} /> : <p role="status">Loading…</p>)}
             {route.view === 'keys' && <KeysView api={api} />}
           </main>
