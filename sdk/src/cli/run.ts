@@ -10,6 +10,7 @@ import { labelPersona, personaHistory } from './history-commands.js';
 import { diffPersonas, exportPersonas, importPersonas, listPersonas } from './personas-commands.js';
 import { checkCommand } from './check-command.js';
 import { evalCommand } from './eval-command.js';
+import { qualityCommand } from './quality-command.js';
 import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
@@ -55,6 +56,11 @@ Usage: persona-refine <command>
                                     evaluate a persona version on its samples: progress on
                                     stderr, a row per sample, the summary; exit ${EXIT_BELOW_BAR} under
                                     N or R or on a regression against the baseline run
+  quality --persona ID [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--group-by day|version]
+          [--json]                  the persona on live traffic, a row per UTC day (default:
+                                    the last 30 days) or per version: answers, mean score,
+                                    under minScore, with a required finding left, feedback
+                                    up and down, findings by rule; --json as the API sends it
   keys list                         the account's API keys (never their secrets)
   keys create --name NAME --scopes a,b [--expires-at ISO] [--tokens-per-day N]
          [--refines-per-minute N]   a new key; its secret is the last line (shown once)
@@ -93,6 +99,7 @@ const commands: Record<string, Command> = {
   refine: refineCommand,
   check: checkCommand,
   eval: evalCommand,
+  quality: qualityCommand,
   'keys list': listKeys,
   'keys create': createKey,
   'keys rotate': rotateKey,
