@@ -92,6 +92,27 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
     });
   });
 
+  it('a cache hit and a streamed chat completion count as answers too', async () => {
+    const personaId = await createPersona({ avoid: ['synergy'] });
+    fake.setBehaviour({ mode: 'ok', reply: 'We value synergy.' });
+    for (let i = 0; i < 2; i++) {
+      const res = await server.request('/v1/refine', {
+        method: 'POST', headers: { 'cache-control': 'max-age=600' },
+        json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'Cache me.' },
+      });
+      expect(res.headers.get('x-cache')).toBe(i === 0 ? 'MISS' : 'HIT');
+      await res.text();
+    }
+    fake.setBehaviour({ mode: 'ok', reply: 'Teamwork wins.' });
+    const streamed = await server.request('/v1/chat/completions', {
+      method: 'POST', headers: { 'x-persona': personaId, 'x-provider-api-key': callerKey('openai') },
+      json: { model: 'openai', messages: [{ role: 'user', content: 'hello' }], stream: true },
+    });
+    expect(await streamed.text()).toContain('[DONE]');
+    const [row] = (await (await quality(personaId)).json()).rows;
+    expect(row).toMatchObject({ answers: 3, withRequiredFindings: 2, findings: { avoid: 2 } });
+  });
+
   it('a chat answer whose rules were skipped (tool calls alone) is an answer still, with its score', async () => {
     const personaId = await createPersona();
     fake.enqueue({ mode: 'ok', toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] });
