@@ -54,14 +54,15 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
 
   beforeAll(async () => {
     server = await startTestServer({ clock });
-    personaId = (await api('/v1/personas', 'POST', { name: 'Support voice', attributes: { avoid: ['synergy'], minScore: 95 } })).id;
+    personaId = (await api('/v1/personas', 'POST', { name: 'Support voice', attributes: { avoid: ['synergy'], maxWords: 6, minScore: 95 } })).id;
     // A week ending today: the dashboard's default range (the last 30 days) holds all of it.
     clock.step(-(WEEK - 1) * DAY_MS);
     for (let day = 0; day < WEEK; day++) {
       // Midweek a new version also avoids "leverage": two lines by version, and a second rule's name.
-      if (day === 4) await api(`/v1/personas/${personaId}`, 'PATCH', { attributes: { avoid: ['synergy', 'leverage'], minScore: 95 } });
+      if (day === 4) await api(`/v1/personas/${personaId}`, 'PATCH', { attributes: { avoid: ['synergy', 'leverage'], maxWords: 6, minScore: 95 } });
       const asked: string[] = [];
-      for (let answer = 0; answer <= day % 4; answer++) asked.push(await refine(answer % 2 === 0 ? 'We value teamwork here.' : 'We leverage synergy here.'));
+      const texts = ['We value teamwork here.', 'We leverage synergy here.', 'We value teamwork here, every single day of the week.'];
+      for (let answer = 0; answer <= day % 4; answer++) asked.push(await refine(texts[answer % 3]!));
       if (day % 2 === 0) await api('/v1/feedback', 'POST', { requestId: asked[0], rating: 'up' });
       if (asked[1]) await api('/v1/feedback', 'POST', { requestId: asked[1], rating: 'down' });
       clock.step(DAY_MS);
@@ -103,7 +104,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
 
     const findings: Record<string, number> = {};
     for (const row of rows) for (const [rule, count] of Object.entries(row.findings)) findings[rule] = (findings[rule] ?? 0) + count;
-    expect(Object.keys(findings).length).toBeGreaterThan(0);
+    expect(Object.keys(findings).sort()).toEqual(['avoid', 'maxWords']);
     const drawnFindings = await marksOf(page, 'Findings by rule');
     expect(Object.fromEntries(drawnFindings.map(({ category, value }) => [category, value]))).toEqual(findings);
 
@@ -140,7 +141,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
   });
 
   it('fits a phone: charts drawn at its width, nothing wider than the screen', async () => {
-    await page.setViewportSize({ width: 390, height: 1800 });
+    await page.setViewportSize({ width: 390, height: 2150 });
     await page.goto(`${server.url}/studio/#/personas/${personaId}/quality`);
     await page.getByRole('figure', { name: 'Feedback per day' }).waitFor();
     expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);

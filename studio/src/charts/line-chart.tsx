@@ -33,7 +33,9 @@ export interface LineChartProps {
 
 export function LineChart({ title, description, categories, categoryLabel, lines, thresholds = [], include = [], describe }: LineChartProps) {
   const values = [...lines.flatMap((line) => line.values.filter((v): v is number => v !== undefined)), ...thresholds.map((t) => t.value), ...include];
-  const ticks = niceTicks(Math.min(...values), Math.max(...values), 5);
+  const [low, high] = [Math.min(...values), Math.max(...values)];
+  // A little room under the lowest point, so it is not drawn on the x axis.
+  const ticks = niceTicks(low - (high - low) * 0.05, high, 5);
   return (
     <ChartFrame
       title={title}

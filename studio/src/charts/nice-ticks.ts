@@ -27,7 +27,8 @@ export function niceTicks(min: number, max: number, count = 5, { integers = fals
   if (!(max > min)) max = min + 1;
   const range = niceNumber(max - min, false);
   let step = niceNumber(range / Math.max(1, count - 1), true);
-  if (integers) step = Math.max(1, Math.round(step));
+  // 2.5 is no whole step: 2 instead (a tick more, still nice).
+  if (integers) step = Math.max(1, Math.floor(step));
   const first = Math.floor(min / step) * step;
   const last = Math.ceil(max / step) * step;
   const values: number[] = [];
