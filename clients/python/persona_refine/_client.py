@@ -11,9 +11,10 @@ from ._keys import check_api_key, check_provider_keys, fallback_body, judge_body
 from ._stream import RefineStream
 from ._transport import Transport
 from .evals import Evals
+from .feedback import FeedbackApi
 from .keys import Keys
-from .personas import Personas
-from .types import CheckResult, Fallback, Judge, JudgeSpec, RefineResult, UsageRow
+from .personas import Personas, persona_path
+from .types import CheckResult, Fallback, Judge, JudgeSpec, QualityRow, RefineResult, UsageRow
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
@@ -58,6 +59,7 @@ class PersonaRefine:
         self.personas = Personas(self._transport)
         self.evals = Evals(self._transport)
         self.keys = Keys(self._transport)
+        self.feedback = FeedbackApi(self._transport)
 
     def __repr__(self) -> str:
         return f"PersonaRefine(base_url={self.base_url!r})"
@@ -126,6 +128,15 @@ class PersonaRefine:
         path = "/usage" + (f"?{urllib.parse.urlencode(query)}" if query else "")
         answer = self._transport.call("GET", path, expect="array")
         return _parse.shaped(answer.status, answer.headers, lambda body: [_parse.usage_row(row) for row in body], answer.body)
+
+    def quality(self, persona_id: str, from_: Optional[Day] = None, to: Optional[Day] = None, group_by: Optional[str] = None) -> List[QualityRow]:
+        """The persona on live traffic: its answers, their mean score, those under ``minScore`` or
+        with a required finding left, findings by rule and the ratings given, one row per UTC day
+        with any (oldest first; by default the last 30 days), or per version with
+        ``group_by="version"``."""
+        query = {k: str(v) for k, v in (("from", from_), ("to", to), ("groupBy", group_by)) if v is not None}
+        path = f"{persona_path(persona_id)}/quality" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return self._transport.call_as(lambda body, _: _parse.quality_rows(body), "GET", path)
 
 
 def _refine_body(arguments: Dict[str, Any]) -> Tuple[Dict[str, Any], Tuple[str, ...]]:

@@ -7,8 +7,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar
 from ._answer import request_id_of
 from ._errors import ApiError
 from .types import (
-    ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, IssuedApiKey, KeyLimits, Persona,
-    PersonaVersion, RefineResult, TokenUsage, UsageRow,
+    ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
+    PersonaVersion, QualityRow, RefineResult, TokenUsage, UsageRow,
 )
 
 T = TypeVar("T")
@@ -211,4 +211,32 @@ def usage_row(body: Any) -> UsageRow:
         failures=field_of(body, "failures", (int,)), cache_hits=field_of(body, "cacheHits", (int,)),
         provider_calls=field_of(body, "providerCalls", (int,)), input_tokens=field_of(body, "inputTokens", (int,)),
         output_tokens=field_of(body, "outputTokens", (int,)), key_id=field_of(body, "keyId", (str, _NONE)),
+    )
+
+
+def _counts(body: Any) -> Dict[str, int]:
+    return {name: field_of(body, name, (int,)) for name in body}
+
+
+def quality_row(body: Any) -> QualityRow:
+    feedback = field_of(body, "feedback", (dict,))
+    mean = field_of(body, "meanScore", (int, float, _NONE))
+    return QualityRow(
+        answers=field_of(body, "answers", (int,)), mean_score=None if mean is None else float(mean),
+        below_min_score=field_of(body, "belowMinScore", (int,)), with_required_findings=field_of(body, "withRequiredFindings", (int,)),
+        findings=_counts(field_of(body, "findings", (dict,))),
+        feedback=FeedbackCounts(field_of(feedback, "up", (int,)), field_of(feedback, "down", (int,))),
+        day=field_of(body, "day", (str, _NONE)), version=field_of(body, "version", (int, _NONE)),
+    )
+
+
+def quality_rows(body: Any) -> List[QualityRow]:
+    return [quality_row(row) for row in field_of(body, "rows", (list,))]
+
+
+def feedback(body: Any) -> Feedback:
+    return Feedback(
+        id=field_of(body, "id", (str,)), request_id=field_of(body, "requestId", (str,)), persona_id=field_of(body, "personaId", (str,)),
+        version=field_of(body, "version", (int,)), rating=field_of(body, "rating", (str,)), created_at=field_of(body, "createdAt", (str,)),
+        corrected_text=field_of(body, "correctedText", (str, _NONE)), comment=field_of(body, "comment", (str, _NONE)),
     )

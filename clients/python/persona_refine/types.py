@@ -185,4 +185,49 @@ class UsageRow:
     key_id: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class FeedbackCounts:
+    up: int
+    down: int
+
+
+@dataclass(frozen=True)
+class QualityRow:
+    """A UTC day's (or, by version, the range's) answers of one persona on live traffic: refines,
+    chat completions and checks, cache hits and the ``rules`` provider included."""
+
+    answers: int
+    #: The answers' mean persona score, two decimals; None when the row has feedback but no answers.
+    mean_score: Optional[float]
+    #: Answers scored under the version's ``minScore``.
+    below_min_score: int
+    #: Answers with a finding of a required rule left.
+    with_required_findings: int
+    #: Findings left in the answers, by rule (``{"avoid": 2}``).
+    findings: Dict[str, int]
+    #: Ratings given to these answers.
+    feedback: FeedbackCounts
+    #: By day (the default): ``YYYY-MM-DD``.
+    day: Optional[str] = None
+    #: With ``group_by="version"``: the persona version that answered.
+    version: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Feedback:
+    """A rating of one answer, named by the request id of its refine or chat completion."""
+
+    id: str
+    request_id: str
+    persona_id: str
+    #: The persona version that answered.
+    version: int
+    #: ``up`` or ``down``.
+    rating: str
+    created_at: str
+    #: The answer as it should have been.
+    corrected_text: Optional[str] = None
+    comment: Optional[str] = None
+
+
 JudgeSpec = Union[bool, Judge]
