@@ -1,6 +1,5 @@
 /** What callers say of the answers: /v1/feedback and /v1/personas/{id}/feedback (docs/quality.md on the server). */
-import { PersonaRefineError } from './errors.js';
-import { nextCursorOf, searchOf } from './next-page.js';
+import { allPages, searchOf } from './next-page.js';
 import { personaPath } from './persona-paths.js';
 import type { CallOptions, PostOptions, Transport } from './transport.js';
 import type { Feedback, FeedbackInput, FeedbackRating } from './types.js';
@@ -26,19 +25,7 @@ export class FeedbackApi {
 
   /** Every feedback on the persona's answers, newest first, read page by page. */
   async list(personaId: string, query: FeedbackListQuery = {}, options?: CallOptions): Promise<Feedback[]> {
-    const all: Feedback[] = [];
-    const seen = new Set<string>();
-    for (let cursor: string | undefined; ; ) {
-      const path = `${personaPath(personaId)}/feedback${searchOf({ rating: query.rating, limit: query.pageSize, cursor })}`;
-      const { body, headers } = await this.transport.call<Feedback[]>({ method: 'GET', path, answer: 'array' }, options);
-      all.push(...body);
-      cursor = nextCursorOf(headers);
-      if (cursor === undefined) return all;
-      // A server whose next page pointed back would keep this loop going forever.
-      if (seen.has(cursor)) {
-        throw new PersonaRefineError({ kind: 'http', status: 200, message: "the feedback's pages link back to one already read", requestId: headers.get('x-request-id') ?? undefined });
-      }
-      seen.add(cursor);
-    }
+    const pathOf = (cursor: string | undefined) => `${personaPath(personaId)}/feedback${searchOf({ rating: query.rating, limit: query.pageSize, cursor })}`;
+    return allPages<Feedback>(this.transport, pathOf, options);
   }
 }

@@ -1,4 +1,6 @@
 /** The service's paging: a `Link: <…?cursor=…>; rel="next"` header while there is a next page. */
+import { PersonaRefineError } from './errors.js';
+import type { CallOptions, Transport } from './transport.js';
 
 /** The cursor of the next page, or undefined on the last one. */
 export function nextCursorOf(headers: Headers): string | undefined {
@@ -11,4 +13,21 @@ export function searchOf(query: Record<string, string | number | undefined>): st
   const params = new URLSearchParams();
   for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, String(value));
   return params.toString() === '' ? '' : `?${params}`;
+}
+
+/** Every item of a paged list, page after page; `pathOf` is the path of the page at `cursor` (undefined: the first). */
+export async function allPages<T>(transport: Transport, pathOf: (cursor: string | undefined) => string, options?: CallOptions): Promise<T[]> {
+  const all: T[] = [];
+  const seen = new Set<string>();
+  for (let cursor: string | undefined; ; ) {
+    const { body, headers } = await transport.call<T[]>({ method: 'GET', path: pathOf(cursor), answer: 'array' }, options);
+    all.push(...body);
+    cursor = nextCursorOf(headers);
+    if (cursor === undefined) return all;
+    // A server whose next page pointed back would keep this loop going forever.
+    if (seen.has(cursor)) {
+      throw new PersonaRefineError({ kind: 'http', status: 200, message: 'the list\'s pages link back to one already read', requestId: headers.get('x-request-id') ?? undefined });
+    }
+    seen.add(cursor);
+  }
 }

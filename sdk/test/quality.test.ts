@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../test/helpers/test-server.js';
 import { PersonaRefine, PersonaRefineError } from '../src/index.js';
+import { answer, startScriptedServer } from './helpers/scripted-server.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const noFeedback = { up: 0, down: 0 };
@@ -82,5 +83,24 @@ describe('client.quality and client.feedback against a real server', () => {
     await expect(client.feedback.list('no-such-persona')).rejects.toMatchObject({ status: 404 });
     const personaId = await persona();
     await expect(client.quality(personaId, { from: '2026-02-30' })).rejects.toMatchObject({ status: 400, message: expect.stringContaining('from') });
+  });
+});
+
+describe('client.feedback.list against a server whose pages loop', () => {
+  it('stops with an error when a next page links back to one already read, instead of reading forever', async () => {
+    const looping = await startScriptedServer((_request, index) =>
+      answer(200, [], { link: `</v1/personas/p1/feedback?limit=1&cursor=${index % 2 === 0 ? 'a' : 'b'}>; rel="next"` }),
+    );
+    try {
+      const client = new PersonaRefine({ apiKey: 'prk_test_LoopingPages0123456789', baseUrl: looping.url });
+      await expect(client.feedback.list('p1')).rejects.toMatchObject({ kind: 'http', message: "the list's pages link back to one already read" });
+      expect(looping.seen.map((request) => request.path)).toEqual([
+        '/v1/personas/p1/feedback',
+        '/v1/personas/p1/feedback?cursor=a',
+        '/v1/personas/p1/feedback?cursor=b',
+      ]);
+    } finally {
+      await looping.close();
+    }
   });
 });
