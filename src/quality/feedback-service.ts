@@ -15,6 +15,8 @@ import type { QualityRecorder } from './quality-recorder.js';
 export const FEEDBACK_WINDOW_DAYS = 30;
 const DAY_MS = 86_400_000;
 export const FEEDBACK_PAGE_SIZE = 100;
+/** Tries of remove-then-insert: each lost race means another feedback for the request was stored. */
+const MAX_ATTEMPTS = 10;
 
 export type Rating = 'up' | 'down';
 
@@ -77,7 +79,7 @@ export class FeedbackService {
         await this.repository.insert(row);
         break;
       } catch (error) {
-        if (!isUniqueViolation(error) || attempt === 3) throw error;
+        if (!isUniqueViolation(error) || attempt === MAX_ATTEMPTS) throw error;
       }
     }
     this.recorder.rated(answer, ...ratingDelta(input.rating, 1));
