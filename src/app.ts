@@ -96,6 +96,12 @@ import { QualityRecorder } from './quality/quality-recorder.js';
 import { LiveAnswers } from './quality/live-answers.js';
 import { QualityReport } from './quality/quality-report.js';
 import { FEEDBACK_WINDOW_DAYS, FeedbackService } from './quality/feedback-service.js';
+import { RetentionPolicies } from './quality/retention-policies.js';
+import { ReviewQueue } from './quality/review-queue.js';
+import { ReviewRecorder } from './quality/review-recorder.js';
+import { reviewRoutes } from './routes/reviews.js';
+import { Review } from './schemas/reviews.js';
+import { ReviewRepository } from './storage/review-repository.js';
 import { type HttpTracer, noHttpTracing } from './tracing/http-tracer.js';
 import { SERVICE_VERSION } from './version.js';
 
@@ -115,6 +121,8 @@ export interface AppDependencies {
 export interface App {
   app: FastifyInstance;
   accounts: AccountService;
+  /** The review queue's writer and sweep (tests sweep after moving the clock instead of waiting for it). */
+  reviews: ReviewRecorder;
 }
 
 export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing, clock = systemClock }: AppDependencies): Promise<App> {
@@ -208,7 +216,16 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     (accountId, error) => app.log.error({ err: error, accountId }, 'quality row refused by the database and dropped'),
   );
   app.addHook('onClose', () => qualityRecorder.close());
-  const liveAnswers = new LiveAnswers(qualityRecorder, clock);
+  // The review queue (docs/quality.md): answers kept per persona policy, batched like the counts.
+  const reviewRepository = new ReviewRepository(storage.db);
+  const retention = new RetentionPolicies(reviewRepository, clock);
+  const reviewRecorder = new ReviewRecorder(reviewRepository, retention, clock, {
+    flushMs: config.usageFlushMs,
+    maxPerPersona: config.reviewQueueMaxItems,
+    onError: (error, message) => app.log.warn({ err: error }, message),
+  });
+  app.addHook('onClose', () => reviewRecorder.close());
+  const liveAnswers = new LiveAnswers(qualityRecorder, clock, reviewRecorder);
   // The answer log keeps 30 days; counts of a persona deleted while another instance held them go too.
   const pruneQuality = setInterval(() => {
     void feedbackRepository.prune(new Date(clock.now() - FEEDBACK_WINDOW_DAYS * 86_400_000).toISOString()).catch(() => {});
@@ -252,6 +269,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(PersonaVersion);
   app.addSchema(AuditEvent);
   app.addSchema(Feedback);
+  app.addSchema(Review);
   app.addSchema(ApiKey);
   app.addSchema(IssuedApiKey);
   app.addSchema(LabelPolicy);
@@ -318,6 +336,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const runner = new EvalRunner(evalRuns, refine, refineSlots, uuidv7(), app.log);
       const evaluations = new Evaluations(evalRuns, runner, samples, personas, compiledPersonas, refine);
       await v1.register(evalRoutes, { bodyLimitBytes: config.bodyLimitBytes, samples, evaluations, runner, metering });
+      await v1.register(reviewRoutes, { reviews: new ReviewQueue(reviewRepository, reviewRecorder, retention, personas, samples) });
       await v1.register(checkRoutes, { checker: new PersonaCheck(compiledPersonas, judge, config.providerTimeoutMs, liveAnswers), metering });
       await v1.register(providerRoutes, { refine });
       await v1.register(usageRoutes, { usage: new UsageService(usageRepository, usageRecorder) });
@@ -328,5 +347,5 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     { prefix: '/v1' },
   );
   await app.register(async (instance) => routeMethods.install(instance));
-  return { app, accounts };
+  return { app, accounts, reviews: reviewRecorder };
 }

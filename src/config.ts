@@ -27,6 +27,8 @@ export interface Config {
   providers: ProviderOverrides;
   /** How often counted usage is written to the database: the most a kill -9 can lose. */
   usageFlushMs: number;
+  /** Answers each persona's review queue keeps at most, the oldest dropped first. */
+  reviewQueueMaxItems: number;
   /** Bytes the in-process answer cache may hold (when REDIS_URL is unset). */
   cacheMemoryBytes: number;
   /** How long a cached answer is kept; a request's max-age beyond it cannot hit older answers. */
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env, cores = 1, stdoutIsTty = fals
     workers: workers(env, cores),
     providers,
     usageFlushMs: integer(env, 'USAGE_FLUSH_MS', 1_000, 10, 60_000),
+    reviewQueueMaxItems: integer(env, 'REVIEW_QUEUE_MAX_ITEMS', 10_000, 1, 10_000),
     cacheMemoryBytes: integer(env, 'CACHE_MEMORY_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     logFormat: logFormat(env, stdoutIsTty),

@@ -1,6 +1,7 @@
 /**
  * One answer that stood, as quality on live traffic counts it (docs/quality.md): who asked,
- * which persona version answered, its score and findings. Never the text asked or answered.
+ * which persona version answered, its score and findings. The text asked and answered comes
+ * along only for the review queue, which keeps it when the persona's retention policy says so.
  */
 import type { RuleFinding } from '../rules/index.js';
 import type { QualityEndpoint } from '../usage/request-usage.js';
@@ -18,8 +19,17 @@ export interface AnswerEvent {
   /** The version's `minScore`, when it sets one. */
   minScore: number | undefined;
   findings: readonly Pick<RuleFinding, 'rule' | 'severity'>[];
+  /** A refine's or chat completion's text, for the review queue; a check has none. */
+  exchange?: Exchange;
   /** Epoch milliseconds. */
   at: number;
+}
+
+/** The caller's text (a refine's `content`, a chat completion's last user message), the answer (scrubbed of the request's keys) and its findings in full. */
+export interface Exchange {
+  content: string;
+  response: string;
+  violations: readonly RuleFinding[];
 }
 
 /** What a use case knows of its answer; the request's identity comes from its context. */

@@ -127,8 +127,11 @@ export class RefineService {
     const judgeTarget = this.judgeTarget(body);
     const persona = await this.persona(accountId, body);
     const run = await this.answer(accountId, body, persona, signal, cachePolicy, mode, judgeTarget);
-    return observed(run, ({ score, violations }) =>
-      this.answers.answered({ accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations }),
+    return observed(run, ({ score, violations, response }) =>
+      this.answers.answered({
+        accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations,
+        exchange: { content: body.content, response, violations },
+      }),
     );
   }
 

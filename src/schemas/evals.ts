@@ -20,7 +20,7 @@ import { MODEL_PATTERN, PROVIDER_KEY_MAX_LENGTH, PROVIDER_KEY_PATTERN } from './
 const Terms = (description: string) =>
   Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: EXPECT_TERM_MAX_LENGTH }), { maxItems: EXPECT_TERMS_MAX, description }));
 
-const Expectation = Type.Object(
+export const Expectation = Type.Object(
   {
     contains: Terms('Each must occur in the answer, exactly as written'),
     notContains: Terms('None may occur in the answer, exactly as written'),
@@ -119,7 +119,7 @@ const Scores = Type.Object(
   { additionalProperties: false },
 );
 
-const Violation = Type.Object(
+export const Violation = Type.Object(
   {
     rule: Type.Union(RULE_IDS.map((id) => Type.Literal(id))),
     severity: Type.Union(SEVERITIES.map((s) => Type.Literal(s))),

@@ -85,8 +85,8 @@ export class PersonaRepository {
   }
 
   /**
-   * Versions, labels, label policies, evaluation samples and runs, its quality aggregates, answer log
-   * and feedback go with the persona; its audit events stay.
+   * Versions, labels, label policies, evaluation samples and runs, its quality aggregates, answer log,
+   * feedback, retention policy and kept reviews go with the persona; its audit events stay.
    * `admit` sees the labels that point at a version, under the persona's row lock (as a label write takes it),
    * and throws to refuse; it is asked before If-Match is compared, as a label's removal asks its gate.
    */
@@ -112,7 +112,7 @@ export class PersonaRepository {
       await trx.deleteFrom('eval_sample_sets').where('persona_id', '=', id).execute();
       await trx.deleteFrom('eval_results').where('eval_id', 'in', (eb) => eb.selectFrom('eval_runs').select('id').where('persona_id', '=', id)).execute();
       await trx.deleteFrom('eval_runs').where('persona_id', '=', id).execute();
-      for (const table of ['quality_daily', 'quality_findings_daily', 'answer_log', 'feedback'] as const) {
+      for (const table of ['quality_daily', 'quality_findings_daily', 'answer_log', 'feedback', 'review_policies', 'reviews'] as const) {
         await trx.deleteFrom(table).where('account_id', '=', author.accountId).where('persona_id', '=', id).execute();
       }
       await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: current });

@@ -270,6 +270,38 @@ export interface FeedbackTable {
   created_at: string;
 }
 
+/** A persona's retention policy for the review queue; a persona without a row keeps nothing. */
+export interface ReviewPoliciesTable {
+  account_id: string;
+  persona_id: string;
+  keep: 'none' | 'belowMinScore' | 'flagged' | 'all';
+  days: number;
+  updated_at: string;
+}
+
+/**
+ * An answer kept for review, with the caller's text and the answer (never a provider key).
+ * `waiting`: kept under `flagged` for at most 24 h in case feedback `down` flags it.
+ */
+export interface ReviewsTable {
+  /** Time-ordered: the paging cursor. */
+  id: string;
+  account_id: string;
+  persona_id: string;
+  request_id: string;
+  version: number;
+  endpoint: string;
+  created_at: string;
+  content: string;
+  response: string;
+  score: number;
+  /** JSON of the findings left in the answer. */
+  violations: string;
+  status: 'waiting' | 'open' | 'resolved';
+  /** The sample a resolve added from this review. */
+  sample_id: string | null;
+}
+
 export interface ServiceSecretsTable {
   name: string;
   value: string;
@@ -295,4 +327,6 @@ export interface Database {
   quality_findings_daily: QualityFindingsDailyTable;
   answer_log: AnswerLogTable;
   feedback: FeedbackTable;
+  review_policies: ReviewPoliciesTable;
+  reviews: ReviewsTable;
 }

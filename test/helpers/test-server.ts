@@ -8,6 +8,7 @@ import type { Redis } from 'ioredis';
 import { buildApp } from '../../src/app.js';
 import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import type { ReviewRecorder } from '../../src/quality/review-recorder.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
 import { checkResponseBody, ResponseBodyCheck } from './response-bodies.js';
 import { sqliteTarget, type StorageTarget } from './storage-targets.js';
@@ -26,6 +27,8 @@ export interface TestServer {
   app: FastifyInstance;
   storage: Storage;
   config: Config;
+  /** The review queue's writer: `sweep()` deletes what is due by the server's clock. */
+  reviews: ReviewRecorder;
   logs: string[];
   /**
    * Authenticated fetch against the server with JSON defaults. A 2xx JSON body is checked
@@ -81,7 +84,7 @@ export async function startTestServer(
       done();
     },
   });
-  const { app, accounts } = await buildApp({ config, storage, logStream, redis: options.redis, clock: options.clock });
+  const { app, accounts, reviews } = await buildApp({ config, storage, logStream, redis: options.redis, clock: options.clock });
   await accounts.bootstrap(config.bootstrapApiKey);
   options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -95,6 +98,7 @@ export async function startTestServer(
     app,
     storage,
     config,
+    reviews,
     logs,
     async request(path, init = {}) {
       const { json, key = TEST_KEY, headers, ...rest } = init;

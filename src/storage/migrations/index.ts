@@ -10,6 +10,7 @@ import { evalErrored } from './2026-11-28-035-eval-errored.js';
 import { idempotencyScopes } from './2026-11-28-036-idempotency-scopes.js';
 import { usageEndpoints } from './2026-11-28-037-usage-endpoints.js';
 import { qualityAndFeedback } from './2026-11-28-038-quality-and-feedback.js';
+import { reviewQueue } from './2026-11-28-039-review-queue.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -24,4 +25,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-036-idempotency-scopes': idempotencyScopes,
   '2026-11-28-037-usage-endpoints': usageEndpoints,
   '2026-11-28-038-quality-and-feedback': qualityAndFeedback,
+  '2026-11-28-039-review-queue': reviewQueue,
 };
