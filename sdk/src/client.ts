@@ -12,6 +12,7 @@ import { searchOf } from './next-page.js';
 import { personaPath } from './persona-paths.js';
 import { Personas } from './personas.js';
 import { refineResult } from './refine-result.js';
+import { Retention, Reviews } from './review-queue.js';
 import { Usage } from './usage.js';
 import { Keys } from './keys.js';
 import { RefineStream, type RefineStreamInput } from './refine-stream.js';
@@ -65,6 +66,10 @@ export class PersonaRefine {
   readonly evals: Evaluations;
   /** Ratings of live answers, by their request id: create, list. */
   readonly feedback: FeedbackApi;
+  /** Which answers each persona keeps for review, and for how long: get, set. */
+  readonly retention: Retention;
+  /** The answers kept for review: list, resolve (optionally into an evaluation sample). */
+  readonly reviews: Reviews;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -90,6 +95,8 @@ export class PersonaRefine {
     this.keys = new Keys(this.transport);
     this.evals = new Evaluations(this.transport);
     this.feedback = new FeedbackApi(this.transport);
+    this.retention = new Retention(this.transport);
+    this.reviews = new Reviews(this.transport);
   }
 
   /**

@@ -24,6 +24,7 @@ export type { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 export type { Audit, AuditPage, AuditQuery } from './audit.js';
 export type { Usage } from './usage.js';
 export type { FeedbackApi, FeedbackListQuery } from './feedback.js';
+export type { Retention, ReviewListQuery, Reviews } from './review-queue.js';
 export type { Keys } from './keys.js';
 export type { EvalListQuery, EvalPage, Evaluations } from './evals.js';
 export type { PersonaSamples } from './persona-samples.js';
@@ -68,6 +69,10 @@ export type {
   QualityRow,
   RefineInput,
   RefineResult,
+  ResolveReviewInput,
+  RetentionPolicy,
+  Review,
+  ReviewStatus,
   Severity,
   UpdatePersonaInput,
   UsageQuery,

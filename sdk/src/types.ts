@@ -127,3 +127,10 @@ export type Feedback = components['schemas']['Feedback'];
 export type FeedbackInput = JsonOf<paths['/v1/feedback']['post']['requestBody']>;
 /** `up` or `down`. */
 export type FeedbackRating = Feedback['rating'];
+/** Which answers a persona keeps for review (`none`, `belowMinScore`, `flagged`, `all`) and for how many days. */
+export type RetentionPolicy = JsonOf<paths['/v1/personas/{id}/retention']['get']['responses'][200]>;
+/** A kept answer: the caller's text, the answer, its score and findings, the feedback on it, and whether it is resolved. */
+export type Review = components['schemas']['Review'];
+/** `open` (in the queue) or `resolved`. */
+export type ReviewStatus = Review['status'];
+export type ResolveReviewInput = JsonOf<paths['/v1/personas/{id}/reviews/{requestId}/resolve']['post']['requestBody']>;

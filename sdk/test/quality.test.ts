@@ -86,6 +86,62 @@ describe('client.quality and client.feedback against a real server', () => {
   });
 });
 
+describe('client.retention and client.reviews against a real server', () => {
+  let server: TestServer;
+  let client: PersonaRefine;
+  beforeAll(async () => {
+    server = await startTestServer({ env: { USAGE_FLUSH_MS: '20' } });
+    client = new PersonaRefine({ apiKey: server.key, baseUrl: server.url });
+  });
+  afterAll(() => server.close());
+
+  it('keeps nothing until a policy is set; then keeps the answers under minScore, lists them with their feedback, and resolves one into a sample', async () => {
+    const personaId = (await client.personas.create({ name: 'Reviewed', attributes: { avoid: ['synergy'], minScore: 95 } })).id;
+    expect(await client.retention.get(personaId)).toEqual({ keep: 'none', days: 30 });
+    await client.refine({ provider: 'rules', personaId, content: 'Before the policy, synergy.' });
+    expect(await client.retention.set(personaId, { keep: 'belowMinScore', days: 7 })).toEqual({ keep: 'belowMinScore', days: 7 });
+    expect(await client.retention.get(personaId)).toEqual({ keep: 'belowMinScore', days: 7 });
+
+    const low = await client.refine({ provider: 'rules', personaId, content: 'We value synergy here.' });
+    await client.refine({ provider: 'rules', personaId, content: 'Plain words.' });
+    await client.feedback.create({ requestId: low.requestId!, rating: 'down', correctedText: 'We value teamwork here.' });
+    // The queue writes what it holds before it answers a list: the answers above are in it.
+    const [review, ...others] = await client.reviews.list(personaId);
+    expect(others).toEqual([]);
+    expect(review).toMatchObject({
+      requestId: low.requestId,
+      version: 1,
+      endpoint: 'refine',
+      content: 'We value synergy here.',
+      response: low.response,
+      score: low.score,
+      feedback: { rating: 'down', correctedText: 'We value teamwork here.' },
+      status: 'open',
+    });
+    expect(review!.violations.map((v) => v.rule)).toEqual(['avoid']);
+
+    const resolved = await client.reviews.resolve(personaId, low.requestId!, { addSample: { name: 'synergy', expect: { notContains: ['synergy'] } } });
+    expect(resolved).toMatchObject({ requestId: low.requestId, status: 'resolved', sampleId: expect.any(String) });
+    const { samples } = await client.personas.samples.get(personaId);
+    expect(samples.map((sample) => [sample.id, sample.name, sample.content])).toEqual([[resolved.sampleId, 'synergy', 'We value synergy here.']]);
+    expect(await client.reviews.list(personaId)).toEqual([]);
+    expect((await client.reviews.list(personaId, { status: 'resolved' })).map((r) => r.requestId)).toEqual([low.requestId]);
+    // Resolved already: a 409, so a retry never adds a second sample.
+    await expect(client.reviews.resolve(personaId, low.requestId!, { addSample: {} })).rejects.toMatchObject({ status: 409 });
+    await expect(client.reviews.resolve(personaId, 'not-kept')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('reviews.list reads every page, newest first; keep: none deletes what was kept', async () => {
+    const personaId = (await client.personas.create({ name: 'Kept', attributes: { avoid: ['synergy'] } })).id;
+    await client.retention.set(personaId, { keep: 'all', days: 1 });
+    const requestIds = [];
+    for (let i = 0; i < 5; i++) requestIds.push((await client.refine({ provider: 'rules', personaId, content: `Answer ${i}.` })).requestId);
+    expect((await client.reviews.list(personaId, { pageSize: 2 })).map((r) => r.requestId)).toEqual(requestIds.reverse());
+    await client.retention.set(personaId, { keep: 'none', days: 1 });
+    expect(await client.reviews.list(personaId)).toEqual([]);
+  });
+});
+
 describe('client.feedback.list against a server whose pages loop', () => {
   it('stops with an error when a next page links back to one already read, instead of reading forever', async () => {
     const looping = await startScriptedServer((_request, index) =>

@@ -3749,6 +3749,538 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/personas/{id}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The persona's retention policy for the review queue
+         * @description `{"keep": "none", "days": 30}` until one is set.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The policy */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                            keep: "none" | "belowMinScore" | "flagged" | "all";
+                            /** @description How long a kept answer stays, 1–90 days */
+                            days: number;
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Set which answers the persona keeps for review, and for how long
+         * @description Opt-in: while `keep` is not `none`, the refines and chat completions it matches are kept with their text, answer, score and findings (never a provider key) and deleted after `days` (docs/quality.md, "The review queue"). `keep: none` deletes what was kept. Another instance follows a change within 10 s.
+         */
+        put: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                        keep: "none" | "belowMinScore" | "flagged" | "all";
+                        /** @description How long a kept answer stays, 1–90 days */
+                        days: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description The policy as set */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                            keep: "none" | "belowMinScore" | "flagged" | "all";
+                            /** @description How long a kept answer stays, 1–90 days */
+                            days: number;
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/reviews": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The persona's kept answers, newest first
+         * @description `status=open` (default): in the queue; `resolved`: resolved and not yet deleted. Pages of `limit` (default 100); a `Link: <…>; rel="next"` header points to the next page.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description `open` (default) or `resolved` */
+                    status?: "open" | "resolved";
+                    /** @description Page size (default 100) */
+                    limit?: number;
+                    /** @description Cursor from the previous page's Link header */
+                    cursor?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The reviews */
+                200: {
+                    headers: {
+                        /** @description `<…>; rel="next"`: the next page, present only when there is one */
+                        Link?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"][];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/personas/{id}/reviews/{requestId}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a review, optionally adding its content to the evaluation samples
+         * @description With `addSample`, the review's `content` is appended to the persona's samples (their ETag moves) and the answer carries the new `sampleId`. A review resolved already is a 409, so a retry never adds a second sample; one not in the queue is a 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description The X-Request-Id of the kept answer */
+                    requestId: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Append the review's `content` to the persona's evaluation samples, with this name and expectation */
+                        addSample?: {
+                            /** @description A label for people */
+                            name?: string;
+                            /** @description What a passing answer must and must not contain */
+                            expect?: {
+                                /** @description Each must occur in the answer, exactly as written */
+                                contains?: string[];
+                                /** @description None may occur in the answer, exactly as written */
+                                notContains?: string[];
+                            };
+                        };
+                    };
+                };
+            };
+            responses: {
+                /** @description The review, resolved */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Review"];
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The review is resolved already */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/check": {
         parameters: {
             query?: never;
@@ -5575,6 +6107,42 @@ export interface components {
              * @description When it was given (a replacement has its own)
              */
             createdAt: string;
+        };
+        Review: {
+            /** @description The X-Request-Id of the refine or chat completion */
+            requestId: string;
+            /**
+             * Format: date-time
+             * @description When it was answered
+             */
+            createdAt: string;
+            /** @description The persona version that answered */
+            version: number;
+            /** @description Which route answered */
+            endpoint: "refine" | "chat";
+            /** @description The caller's text as sent: a refine's `content`, a chat completion's last user message */
+            content: string;
+            /** @description The answer as sent */
+            response: string;
+            /** @description Its persona score (X-Persona-Score) */
+            score: number;
+            /** @description The findings left in the answer */
+            violations: {
+                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve";
+                severity: "required" | "recommended";
+                message: string;
+                start: number;
+                end: number;
+            }[];
+            /** @description The feedback given on the answer (POST /v1/feedback), if any */
+            feedback?: {
+                rating: "up" | "down";
+                correctedText?: string;
+                comment?: string;
+            };
+            status: "open" | "resolved";
+            /** @description The evaluation sample its resolve added */
+            sampleId?: string;
         };
         ApiKey: {
             /** @description The key id (`key_…`): not a secret */
