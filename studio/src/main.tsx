@@ -6,6 +6,7 @@ import './styles/preview.css';
 import './styles/history.css';
 import './styles/evals.css';
 import './styles/charts.css';
+import './styles/quality.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

@@ -153,4 +153,40 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
     await screenshot(page, 'quality-390', { docs: true });
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
+
+  it('keeps answers for review, reads one beside its text, resolves it, and adds another as a sample', async () => {
+    await page.goto(`${server.url}/studio/#/personas/${personaId}/quality`);
+    const queue = page.getByRole('region', { name: 'Review queue' });
+    await queue.getByText('No open reviews', { exact: false }).waitFor();
+    await queue.getByLabel('Keep for review').selectOption('all');
+    await queue.getByRole('button', { name: 'Save retention' }).click();
+    await queue.getByText('Keeping every answer for 30 days.').waitFor();
+    expect(await api(`/v1/personas/${personaId}/retention`)).toEqual({ keep: 'all', days: 30 });
+
+    await refine('We leverage synergy in the queue.');
+    await refine('We value teamwork in the queue.');
+    await page.reload();
+    await queue.getByRole('list', { name: 'Open reviews' }).waitFor();
+    expect(await queue.getByLabel('Keep for review').inputValue()).toBe('all');
+    expect(await queue.getByRole('list', { name: 'Open reviews' }).getByRole('button').count()).toBe(2);
+    const open = (await api(`/v1/personas/${personaId}/reviews`)) as { requestId: string; content: string; response: string }[];
+    const first = open[0]!;
+    const article = queue.getByRole('article');
+    expect(await article.getByRole('figure', { name: 'Asked' }).locator('.review-text').textContent()).toBe(first.content);
+    expect(await article.getByRole('figure', { name: 'Answered' }).locator('.review-text').textContent()).toBe(first.response);
+
+    await queue.getByRole('article').scrollIntoViewIfNeeded();
+    await screenshot(page, 'quality-review', { docs: true });
+
+    await queue.getByLabel('Sample name (optional)').fill('from the queue');
+    await queue.getByRole('button', { name: 'Resolve and add as a sample' }).click();
+    await queue.getByText('Resolved; its text is now an evaluation sample.').waitFor();
+    const samples = (await api(`/v1/personas/${personaId}/samples`)).samples as { name?: string; content: string }[];
+    expect(samples.map(({ name, content }) => ({ name, content }))).toEqual([{ name: 'from the queue', content: first.content }]);
+
+    await queue.getByRole('button', { name: 'Resolve', exact: true }).click();
+    await queue.getByText('No open reviews', { exact: false }).waitFor();
+    expect(await api(`/v1/personas/${personaId}/reviews`)).toEqual([]);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+  });
 });

@@ -29,6 +29,9 @@ import type {
   PersonaVersion,
   QualityQuery,
   QualityRow,
+  ResolveReviewInput,
+  RetentionPolicy,
+  Review,
   StartEvalInput,
 } from './types.js';
 
@@ -305,6 +308,24 @@ export class StudioApi {
     const search = new URLSearchParams(Object.entries(query).map(([name, value]) => [name, String(value)]));
     const response = await this.send('GET', `${personaPath(id)}/quality${search.size ? `?${search}` : ''}`);
     return ((await response.json()) as { rows: QualityRow[] }).rows;
+  }
+
+  async retention(id: string): Promise<RetentionPolicy> {
+    return (await this.send('GET', `${personaPath(id)}/retention`)).json() as Promise<RetentionPolicy>;
+  }
+
+  async setRetention(id: string, policy: RetentionPolicy): Promise<RetentionPolicy> {
+    return (await this.send('PUT', `${personaPath(id)}/retention`, { body: policy })).json() as Promise<RetentionPolicy>;
+  }
+
+  /** The open reviews, newest first: the first page, which holds up to 100. */
+  async reviews(id: string): Promise<Review[]> {
+    return (await this.send('GET', `${personaPath(id)}/reviews`)).json() as Promise<Review[]>;
+  }
+
+  /** A 409 ApiError if it was resolved already. */
+  async resolveReview(id: string, requestId: string, input: ResolveReviewInput): Promise<Review> {
+    return (await this.send('POST', `${personaPath(id)}/reviews/${encodeURIComponent(requestId)}/resolve`, { body: input })).json() as Promise<Review>;
   }
 
   /** Label → policy: of every label set, every label with a policy, and production. */

@@ -57,3 +57,9 @@ export type LabelPolicyInput = paths['/v1/personas/{id}/labels/{label}/policy'][
 export type QualityQuery = NonNullable<paths['/v1/personas/{id}/quality']['get']['parameters']['query']>;
 /** One row of GET /v1/personas/{id}/quality: a day's (or a version's) answers, scores, findings and feedback. */
 export type QualityRow = paths['/v1/personas/{id}/quality']['get']['responses'][200]['content']['application/json']['rows'][number];
+
+/** Which live answers a persona keeps for review, and for how long. */
+export type RetentionPolicy = paths['/v1/personas/{id}/retention']['put']['requestBody']['content']['application/json'];
+/** A kept answer in the review queue: the text asked, the answer, its score and findings, its feedback. */
+export type Review = Schemas['Review'];
+export type ResolveReviewInput = paths['/v1/personas/{id}/reviews/{requestId}/resolve']['post']['requestBody']['content']['application/json'];

@@ -1,7 +1,7 @@
 /**
  * A persona's quality on live traffic (GET /v1/personas/{id}/quality, the last 30 days): answers
  * per day, mean score per day by version against the persona's minScore, findings by rule, and
- * the feedback callers gave. Every number is this persona's own: tokens are counted per account
+ * the feedback callers gave; below them, the review queue. Every number is this persona's own: tokens are counted per account
  * only (GET /v1/usage), so they are not drawn here.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -17,6 +17,7 @@ import { useFocusOnMount } from '../hooks.js';
 import { useDistinctName } from '../personas/persona-names.js';
 import { evalsHref, historyHref, personaHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
+import { ReviewQueue } from './review-queue.js';
 import { daySpan, findingsByRule, perDay, scoreLines, totalsOf } from './quality-series.js';
 
 // Okabe–Ito colours: told apart with the common colour-vision deficiencies, and dark enough on white.
@@ -164,6 +165,7 @@ export function QualityView({ api, id }: { api: StudioApi; id: string }) {
           </div>
         </>
       )}
+      <ReviewQueue api={api} id={id} />
     </section>
   );
 }
