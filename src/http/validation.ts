@@ -123,6 +123,8 @@ export function validationMessage(errors: ErrorObject[], part = 'body'): string 
       return `${subject} must be at least ${String(params.limit)}`;
     case 'maximum':
       return `${subject} must be at most ${String(params.limit)}`;
+    case 'enum':
+      return `${subject} must be one of ${quotedList((params.allowedValues as unknown[]).map(String))}`;
     case 'pattern':
       return `${subject} ${PATTERN_MESSAGES[String(params.pattern)] ?? 'contains characters that are not allowed'}`;
     default:

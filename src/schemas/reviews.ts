@@ -1,6 +1,6 @@
 /** The review queue over HTTP (docs/quality.md, "The review queue"): the shapes, which describe the domain's. */
 import { Type, type Static } from '@sinclair/typebox';
-import { RETENTION_DAYS_MAX, KEEP, type RetentionPolicy as DomainRetentionPolicy } from '../quality/retention-policies.js';
+import { type Keep, KEEP, RETENTION_DAYS_MAX, type RetentionPolicy as DomainRetentionPolicy } from '../quality/retention-policies.js';
 import type { NewSample, Review as DomainReview } from '../quality/review-queue.js';
 import { SAMPLE_NAME_MAX_LENGTH } from '../evals/samples.js';
 import { USAGE_ENDPOINTS } from '../usage/request-usage.js';
@@ -9,7 +9,10 @@ import { Expectation, Violation } from './evals.js';
 
 export const RetentionPolicy = Type.Object(
   {
-    keep: Type.Union(KEEP.map((keep) => Type.Literal(keep)), {
+    // An enum, not a union of literals: a wrong value is answered with the values allowed.
+    keep: Type.Unsafe<Keep>({
+      type: 'string',
+      enum: [...KEEP],
       description:
         '`none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version\'s `minScore` or with a required finding; ' +
         '`flagged`: those, plus any rated `down` within 24 h; `all`: every answer',
