@@ -57,6 +57,15 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     await server.storage.db.updateTable('eval_runs').set({ status: 'running', owner: 'elsewhere', heartbeat_at: new Date().toISOString() }).where('id', '=', evalId).execute();
     return `/v1/personas/${id}/evals/${evalId}/cancel`;
   };
+  /** A persona keeping every answer, and the path that resolves one of them. */
+  const reviewed = async (): Promise<string> => {
+    const id = await persona();
+    expect((await server.request(`/v1/personas/${id}/retention`, { method: 'PUT', json: { keep: 'all', days: 1 } })).status).toBe(200);
+    const requestId = `scopes-walk-review-${id}`;
+    const refined = await server.request('/v1/refine', { method: 'POST', headers: { 'x-request-id': requestId }, json: { provider: 'rules', personaId: id, content: 'Review me.' } });
+    expect(refined.status).toBe(200);
+    return `/v1/personas/${id}/reviews/${requestId}/resolve`;
+  };
   const disposableKey = async () => {
     // Within what a keys:admin-only key may manage (a key cannot hand out more than it has).
     const response = await server.request('/v1/keys', { method: 'POST', json: { name: 'target', scopes: ['keys:admin'] } });
@@ -96,6 +105,10 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'GET', path: () => `/v1/personas/${walkedPersona}/quality`, scope: 'usage:read' },
     { method: 'GET', path: () => `/v1/personas/${walkedPersona}/feedback`, scope: 'usage:read' },
     { method: 'POST', path: () => '/v1/feedback', scope: 'refine', json: () => ({ requestId: RATED_REQUEST, rating: 'up' }) },
+    { method: 'GET', path: () => `/v1/personas/${walkedPersona}/retention`, scope: 'personas:read' },
+    { method: 'PUT', path: async () => `/v1/personas/${await persona()}/retention`, scope: 'personas:write', json: () => ({ keep: 'all', days: 7 }) },
+    { method: 'GET', path: () => `/v1/personas/${walkedPersona}/reviews`, scope: 'personas:read' },
+    { method: 'POST', path: reviewed, scope: 'personas:write', json: () => ({}) },
     { method: 'GET', path: () => '/v1/audit', scope: 'audit:read' },
     { method: 'GET', path: () => '/v1/keys', scope: 'keys:admin' },
     { method: 'GET', path: async () => `/v1/keys/${await disposableKey()}`, scope: 'keys:admin' },
@@ -150,7 +163,8 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
       'GET /v1/personas/{id}/labels', 'GET /v1/personas/{id}/label-policies', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
-      'POST /v1/refine', 'POST /v1/check', 'POST /v1/feedback', 'GET /v1/personas/{id}/quality', 'GET /v1/personas/{id}/feedback', 'GET /v1/providers', 'POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/usage', 'GET /v1/audit',
+      'POST /v1/refine', 'POST /v1/check', 'POST /v1/feedback', 'GET /v1/personas/{id}/quality', 'GET /v1/personas/{id}/feedback', 'GET /v1/personas/{id}/retention', 'PUT /v1/personas/{id}/retention', 'GET /v1/personas/{id}/reviews',
+      'POST /v1/personas/{id}/reviews/{requestId}/resolve', 'GET /v1/providers', 'POST /v1/chat/completions', 'GET /v1/models', 'GET /v1/usage', 'GET /v1/audit',
       'GET /v1/keys', 'GET /v1/keys/{id}', 'DELETE /v1/keys/{id}', 'POST /v1/keys/{id}/rotate', 'POST /v1/keys', 'GET /v1/keys/current',
       'GET /v1/personas/{id}/samples', 'PUT /v1/personas/{id}/samples', 'POST /v1/personas/{id}/evals', 'GET /v1/personas/{id}/evals',
       'GET /v1/personas/{id}/evals/compare', 'GET /v1/personas/{id}/evals/{evalId}', 'POST /v1/personas/{id}/evals/{evalId}/cancel',
