@@ -34,6 +34,8 @@ from .types import (
     QualityRow,
     RefineDelta,
     RefineResult,
+    RetentionPolicy,
+    Review,
     TokenUsage,
     UsageRow,
 )
@@ -46,5 +48,6 @@ __all__ = [
     "ConflictError", "NotFoundError", "PermissionError", "PreconditionFailedError", "ProviderError", "RateLimitError",
     "RedirectError",
     "ApiKey", "CheckResult", "CheckViolation", "CheckWarning", "EvalRun", "Fallback", "Feedback", "FeedbackCounts", "IssuedApiKey",
-    "Judge", "KeyLimits", "Persona", "PersonaVersion", "QualityRow", "RefineDelta", "RefineResult", "TokenUsage", "UsageRow",
+    "Judge", "KeyLimits", "Persona", "PersonaVersion", "QualityRow", "RefineDelta", "RefineResult", "RetentionPolicy",
+    "Review", "TokenUsage", "UsageRow",
 ]

@@ -14,6 +14,7 @@ from .evals import Evals
 from .feedback import FeedbackApi
 from .keys import Keys
 from .personas import Personas, persona_path
+from .reviews import Retention, Reviews
 from .types import CheckResult, Fallback, Judge, JudgeSpec, QualityRow, RefineResult, UsageRow
 
 DEFAULT_TIMEOUT = 60.0
@@ -60,6 +61,8 @@ class PersonaRefine:
         self.evals = Evals(self._transport)
         self.keys = Keys(self._transport)
         self.feedback = FeedbackApi(self._transport)
+        self.retention = Retention(self._transport)
+        self.reviews = Reviews(self._transport)
 
     def __repr__(self) -> str:
         return f"PersonaRefine(base_url={self.base_url!r})"

@@ -8,7 +8,7 @@ from ._answer import request_id_of
 from ._errors import ApiError
 from .types import (
     ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
-    PersonaVersion, QualityRow, RefineResult, TokenUsage, UsageRow,
+    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenUsage, UsageRow,
 )
 
 T = TypeVar("T")
@@ -152,12 +152,16 @@ def stream_result(done: Any, headers: Message) -> RefineResult:
     )
 
 
-def check_result(body: Any, headers: Message) -> CheckResult:
-    violations = [
+def _violations(body: Any) -> List[CheckViolation]:
+    return [
         CheckViolation(field_of(v, "rule", (str,)), field_of(v, "severity", (str,)), field_of(v, "message", (str,)),
                        field_of(v, "start", (int,)), field_of(v, "end", (int,)))
         for v in field_of(body, "violations", (list,))
     ]
+
+
+def check_result(body: Any, headers: Message) -> CheckResult:
+    violations = _violations(body)
     warnings = [CheckWarning(field_of(w, "attribute", (str,)), field_of(w, "message", (str,))) for w in field_of(body, "warnings", (list,))]
     return CheckResult(
         passed=field_of(body, "passed", (bool,)),
@@ -239,4 +243,18 @@ def feedback(body: Any) -> Feedback:
         id=field_of(body, "id", (str,)), request_id=field_of(body, "requestId", (str,)), persona_id=field_of(body, "personaId", (str,)),
         version=field_of(body, "version", (int,)), rating=field_of(body, "rating", (str,)), created_at=field_of(body, "createdAt", (str,)),
         corrected_text=field_of(body, "correctedText", (str, _NONE)), comment=field_of(body, "comment", (str, _NONE)),
+    )
+
+
+def retention_policy(body: Any) -> RetentionPolicy:
+    return RetentionPolicy(field_of(body, "keep", (str,)), field_of(body, "days", (int,)))
+
+
+def review(body: Any) -> Review:
+    return Review(
+        request_id=field_of(body, "requestId", (str,)), created_at=field_of(body, "createdAt", (str,)),
+        version=field_of(body, "version", (int,)), endpoint=field_of(body, "endpoint", (str,)),
+        content=field_of(body, "content", (str,)), response=field_of(body, "response", (str,)), score=field_of(body, "score", (int,)),
+        violations=_violations(body), status=field_of(body, "status", (str,)),
+        feedback=field_of(body, "feedback", (dict, _NONE)), sample_id=field_of(body, "sampleId", (str, _NONE)),
     )

@@ -230,4 +230,36 @@ class Feedback:
     comment: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class RetentionPolicy:
+    """Which answers a persona keeps for review: ``none`` (the default), ``belowMinScore``,
+    ``flagged`` (those, and any rated down within a day) or ``all``; kept ``days`` (1–90)."""
+
+    keep: str
+    days: int
+
+
+@dataclass(frozen=True)
+class Review:
+    """An answer the persona's retention policy kept, with the caller's text."""
+
+    request_id: str
+    #: When it was answered.
+    created_at: str
+    version: int
+    #: ``refine`` or ``chat``.
+    endpoint: str
+    #: The caller's text: a refine's ``content``, a chat completion's last user message.
+    content: str
+    response: str
+    score: int
+    violations: List[CheckViolation]
+    #: ``open`` or ``resolved``.
+    status: str
+    #: The feedback on the answer as the API sends it (``{"rating", "correctedText"?, "comment"?}``), if any.
+    feedback: Optional[Dict[str, Any]] = None
+    #: The evaluation sample its resolve added, if it did.
+    sample_id: Optional[str] = None
+
+
 JudgeSpec = Union[bool, Judge]

@@ -6,7 +6,9 @@ import unittest
 
 from support import live_client, unique
 
-from persona_refine import BadRequestError, Feedback, FeedbackCounts, NotFoundError, QualityRow
+from persona_refine import (
+    BadRequestError, ConflictError, Feedback, FeedbackCounts, NotFoundError, QualityRow, RetentionPolicy, Review,
+)
 
 ATTRIBUTES = {"avoid": ["synergy"], "minScore": 95}
 
@@ -79,6 +81,53 @@ class Quality(unittest.TestCase):
         self.assertIn("from", str(reversed_range.exception))
         with self.assertRaises(BadRequestError):
             self.client.feedback.create(request_id=self.refine("Hi."), rating="meh")
+
+
+class ReviewQueue(unittest.TestCase):
+    """The queue writes the answers it holds before it answers a list or a resolve: no waiting either."""
+
+    def setUp(self) -> None:
+        self.client = live_client()
+        self.persona = self.client.personas.create(name=unique("Reviewed"), attributes=ATTRIBUTES)
+
+    def refine(self, content: str) -> str:
+        request_id = self.client.refine(provider="rules", persona_id=self.persona.id, content=content).request_id
+        assert request_id is not None
+        return request_id
+
+    def test_keeps_answers_under_min_score_once_set_and_resolves_one_into_a_sample(self) -> None:
+        self.assertEqual(self.client.retention.get(self.persona.id), RetentionPolicy(keep="none", days=30))
+        self.refine("Before the policy, synergy.")
+        self.assertEqual(self.client.retention.set(self.persona.id, keep="belowMinScore", days=7), RetentionPolicy("belowMinScore", 7))
+        low = self.refine("We value synergy here.")
+        self.refine("Plain words.")
+        self.client.feedback.create(request_id=low, rating="down", comment="jargon")
+        [review] = self.client.reviews.list(self.persona.id)
+        self.assertIsInstance(review, Review)
+        self.assertEqual(
+            (review.request_id, review.version, review.endpoint, review.content, review.status, review.feedback, review.sample_id),
+            (low, 1, "refine", "We value synergy here.", "open", {"rating": "down", "comment": "jargon"}, None),
+        )
+        self.assertEqual([v.rule for v in review.violations], ["avoid"])
+        resolved = self.client.reviews.resolve(self.persona.id, low, add_sample={"name": "synergy", "expect": {"notContains": ["synergy"]}})
+        self.assertEqual(resolved.status, "resolved")
+        samples = self.client.personas.samples.get(self.persona.id)
+        self.assertEqual([(s["id"], s["name"], s["content"]) for s in samples], [(resolved.sample_id, "synergy", "We value synergy here.")])
+        self.assertEqual(self.client.reviews.list(self.persona.id), [])
+        self.assertEqual([r.request_id for r in self.client.reviews.list(self.persona.id, status="resolved")], [low])
+        with self.assertRaises(ConflictError):
+            self.client.reviews.resolve(self.persona.id, low, add_sample={})
+        with self.assertRaises(NotFoundError):
+            self.client.reviews.resolve(self.persona.id, "not-kept")
+
+    def test_list_follows_every_page_and_keep_none_deletes_what_was_kept(self) -> None:
+        self.client.retention.set(self.persona.id, keep="all", days=1)
+        request_ids = [self.refine(f"Answer {i}.") for i in range(5)]
+        self.assertEqual([r.request_id for r in self.client.reviews.list(self.persona.id, page_size=2)], list(reversed(request_ids)))
+        self.client.retention.set(self.persona.id, keep="none", days=1)
+        self.assertEqual(self.client.reviews.list(self.persona.id), [])
+        with self.assertRaises(BadRequestError):
+            self.client.retention.set(self.persona.id, keep="some", days=1)
 
 
 if __name__ == "__main__":
