@@ -141,7 +141,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
   });
 
   it('fits a phone: charts drawn at its width, nothing wider than the screen', async () => {
-    await page.setViewportSize({ width: 390, height: 2150 });
+    await page.setViewportSize({ width: 390, height: 2450 });
     await page.goto(`${server.url}/studio/#/personas/${personaId}/quality`);
     await page.getByRole('figure', { name: 'Feedback per day' }).waitFor();
     expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);

@@ -52,6 +52,8 @@ export function ReviewQueue({ api, id }: { api: StudioApi; id: string }) {
       setStatus(done);
     } catch (error) {
       setProblem(describeError(error));
+      // Resolved by someone else meanwhile (409) or gone (404): the list is shown as it is now.
+      if (error instanceof ApiError && (error.status === 409 || error.status === 404)) await load();
     } finally {
       setBusy(false);
     }
