@@ -3779,7 +3779,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                            /**
+                             * @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer
+                             * @enum {string}
+                             */
                             keep: "none" | "belowMinScore" | "flagged" | "all";
                             /** @description How long a kept answer stays, 1–90 days */
                             days: number;
@@ -3886,7 +3889,10 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                        /**
+                         * @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer
+                         * @enum {string}
+                         */
                         keep: "none" | "belowMinScore" | "flagged" | "all";
                         /** @description How long a kept answer stays, 1–90 days */
                         days: number;
@@ -3901,7 +3907,10 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            /** @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer */
+                            /**
+                             * @description `none` (the default) keeps nothing and deletes what was kept; `belowMinScore`: answers under the version's `minScore` or with a required finding; `flagged`: those, plus any rated `down` within 24 h; `all`: every answer
+                             * @enum {string}
+                             */
                             keep: "none" | "belowMinScore" | "flagged" | "all";
                             /** @description How long a kept answer stays, 1–90 days */
                             days: number;
