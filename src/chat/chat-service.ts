@@ -94,7 +94,7 @@ export class ChatService {
       ? await this.cached.run(job, cachePolicy, finish, (store) => runThroughProviders(this.run, job, mode, store))
       : await runThroughProviders(this.run, job, mode);
     // An answer whose rules were skipped (tool calls, JSON) is an answer still, with its score.
-    const asked = untold.messages.findLast((message) => message.role === 'user')?.text ?? '';
+    const asked = untold.messages.filter((message) => message.role === 'user').at(-1)?.text ?? '';
     return observed(run, ({ score, violations, response }) =>
       this.answers.answered({
         accountId, personaId: reference.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations,
