@@ -97,8 +97,8 @@ export class ReviewQueue {
     await this.recorder.flush();
     const found = await this.repository.find(accountId, personaId, requestId);
     if (found?.status === 'resolved') throw new DomainError('conflict', `the review of request "${requestId.slice(0, 128)}" is resolved already`);
-    if (addSample && found && found.content.length > SAMPLE_CONTENT_MAX_LENGTH) {
-      throw invalidRequest(`the review's content has ${found.content.length} characters and a sample at most ${SAMPLE_CONTENT_MAX_LENGTH}; resolve it without addSample`);
+    if (addSample && found && (found.content.length === 0 || found.content.length > SAMPLE_CONTENT_MAX_LENGTH)) {
+      throw invalidRequest(`the review's content has ${found.content.length} characters and a sample 1 to ${SAMPLE_CONTENT_MAX_LENGTH}; resolve it without addSample`);
     }
     if (!found || !(await this.repository.resolve(accountId, personaId, requestId))) {
       // Resolved meanwhile by another request, or never in the queue.

@@ -236,6 +236,17 @@ describe.each(storageTargets)('the review queue ($engine)', (target) => {
     expect((await reviews(personaId, '?status=resolved'))[0].sampleId).toBe(resolved.sampleId);
   });
 
+  it('resolve with addSample: a content longer than a sample may be is a 400 and the review stays open', async () => {
+    const personaId = await createPersona();
+    await retain(personaId, { keep: 'all', days: 7 });
+    const requestId = await refine(personaId, 'Long words. '.repeat(1_700));
+    const res = await resolve(personaId, requestId, { addSample: {} });
+    expect(res.status).toBe(400);
+    expect((await res.json()).message).toBe("the review's content has 20400 characters and a sample 1 to 20000; resolve it without addSample");
+    expect((await reviews(personaId)).map((r: { status: string }) => r.status)).toEqual(['open']);
+    expect((await resolve(personaId, requestId)).status).toBe(200);
+  });
+
   it(`keeps at most REVIEW_QUEUE_MAX_ITEMS answers per persona (${MAX_ITEMS} here), the oldest dropped first`, async () => {
     const personaId = await createPersona();
     await retain(personaId, { keep: 'all', days: 7 });
