@@ -140,11 +140,20 @@ export class ReviewRepository {
     await this.db.updateTable('reviews').set({ status: 'open' }).where('status', '=', 'waiting').where((eb) => flaggedDown(eb)).execute();
     await this.db.deleteFrom('reviews').where('status', '=', 'waiting').where('created_at', '<', waitingSince).execute();
     await this.db.deleteFrom('reviews').where((eb) => eb.not(keptByPolicy(eb))).execute();
-    const policies = await this.db.selectFrom('review_policies').select(['account_id', 'persona_id', 'days']).where('keep', '!=', 'none').execute();
-    for (const policy of policies) {
-      const before = new Date(now - Number(policy.days) * 86_400_000).toISOString();
+    // One statement per `days` in use (at most 90), not one per persona.
+    const spans = await this.db.selectFrom('review_policies').select('days').distinct().where('keep', '!=', 'none').execute();
+    for (const { days } of spans) {
+      const before = new Date(now - Number(days) * 86_400_000).toISOString();
       await this.db.deleteFrom('reviews')
-        .where('account_id', '=', policy.account_id).where('persona_id', '=', policy.persona_id).where('created_at', '<', before)
+        .where('created_at', '<', before)
+        .where((eb) =>
+          eb.exists(
+            eb.selectFrom('review_policies').select(sql`1`.as('one'))
+              .whereRef('review_policies.account_id', '=', 'reviews.account_id')
+              .whereRef('review_policies.persona_id', '=', 'reviews.persona_id')
+              .where('review_policies.days', '=', Number(days)),
+          ),
+        )
         .execute();
     }
   }
