@@ -32,6 +32,12 @@ const calls: Record<string, (id: string) => { path: string; json?: unknown }> = 
   'GET /v1/personas/{id}/evals/{evalId}': (id) => ({ path: `/v1/personas/${id}/evals/${EVAL_ID}` }),
   'POST /v1/personas/{id}/evals/{evalId}/cancel': (id) => ({ path: `/v1/personas/${id}/evals/${EVAL_ID}/cancel` }),
   'GET /v1/personas/{id}/evals/{evalId}/events': (id) => ({ path: `/v1/personas/${id}/evals/${EVAL_ID}/events` }),
+  'GET /v1/personas/{id}/quality': (id) => ({ path: `/v1/personas/${id}/quality` }),
+  'GET /v1/personas/{id}/feedback': (id) => ({ path: `/v1/personas/${id}/feedback` }),
+  'GET /v1/personas/{id}/retention': (id) => ({ path: `/v1/personas/${id}/retention` }),
+  'PUT /v1/personas/{id}/retention': (id) => ({ path: `/v1/personas/${id}/retention`, json: { keep: 'all', days: 7 } }),
+  'GET /v1/personas/{id}/reviews': (id) => ({ path: `/v1/personas/${id}/reviews` }),
+  'POST /v1/personas/{id}/reviews/{requestId}/resolve': (id) => ({ path: `/v1/personas/${id}/reviews/req-1/resolve`, json: {} }),
   'POST /v1/refine': (personaId) => ({ path: '/v1/refine', json: { provider: 'rules', personaId, content: 'hi' } }),
   'POST /v1/check': (personaId) => ({ path: '/v1/check', json: { personaId, content: 'hi' } }),
 };
