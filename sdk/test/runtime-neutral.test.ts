@@ -3,7 +3,7 @@
  * dependencies. Type-checking it without Node's types catches a `node:` import or a Node-only
  * global the moment it is written.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -18,9 +18,17 @@ describe('the library outside src/cli', () => {
     expect(run).not.toThrow();
   }, 60_000);
 
-  it('has zero runtime dependencies', () => {
-    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  it('has zero runtime dependencies: only optional peers, which only the CLI loads', () => {
+    const manifest = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      peerDependencies?: Record<string, string>;
+      peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    };
     expect(manifest.dependencies ?? {}).toEqual({});
-    expect(manifest.peerDependencies ?? {}).toEqual({});
+    // `persona-refine mcp` needs the MCP SDK; npm installs an optional peer only when asked to.
+    expect(Object.keys(manifest.peerDependencies ?? {})).toEqual(['@modelcontextprotocol/sdk']);
+    for (const peer of Object.keys(manifest.peerDependencies ?? {})) expect(manifest.peerDependenciesMeta?.[peer]?.optional).toBe(true);
+    const library = spawnSync('grep', ['-rl', '--include=*.ts', '--exclude-dir=cli', '@modelcontextprotocol', 'src'], { cwd: sdkDir, encoding: 'utf8' });
+    expect([library.status, library.stdout]).toEqual([1, '']);
   });
 });
