@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { QualityEndpoint } from '../usage/request-usage.js';
+import { dropRowsOfDeletedPersonas } from './quality-repository.js';
 import type { Database, FeedbackTable } from './schema.js';
 
 export interface LoggedAnswer {
@@ -50,6 +51,8 @@ export class FeedbackRepository {
         })),
       )
       .execute();
+    // The persona may have been deleted since it was checked: its deletion ran before these rows existed.
+    await dropRowsOfDeletedPersonas(this.db, ['answer_log'], kept);
   }
 
   /** The account's answer to the request, if answered at or after `since` (ISO 8601). */
