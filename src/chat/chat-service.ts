@@ -95,9 +95,10 @@ export class ChatService {
       : await runThroughProviders(this.run, job, mode);
     // An answer whose rules were skipped (tool calls, JSON) is an answer still, with its score.
     const asked = untold.messages.filter((message) => message.role === 'user').at(-1)?.text ?? '';
-    return observed(run, ({ score, violations, response }) =>
+    return observed(run, ({ score, violations, response, usage }) =>
       this.answers.answered({
         accountId, personaId: reference.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations,
+        inputTokens: usage.inputTokens, outputTokens: usage.outputTokens,
         exchange: { content: asked, response, violations },
       }),
     );

@@ -19,6 +19,12 @@ export interface AnswerEvent {
   /** The version's `minScore`, when it sets one. */
   minScore: number | undefined;
   findings: readonly Pick<RuleFinding, 'rule' | 'severity'>[];
+  /**
+   * Tokens the providers reported for the answer, every call of it (fallbacks, the repair, the
+   * judge): X-Usage's sums. 0 for the rules provider and cache hits, which call none.
+   */
+  inputTokens: number;
+  outputTokens: number;
   /** A refine's or chat completion's text, for the review queue; a check has none. */
   exchange?: Exchange;
   /** Epoch milliseconds. */

@@ -11,7 +11,7 @@ import type { QualityCounts, QualityIncrement, QualityKey, QualityRepository } f
 import { isRefusedValue } from '../storage/storage-errors.js';
 import { type AnswerEvent, utcDay } from './answer-event.js';
 
-const emptyCounts = (): QualityCounts => ({ answers: 0, scoreSum: 0, belowMinScore: 0, withRequiredFindings: 0, feedbackUp: 0, feedbackDown: 0, findings: new Map() });
+const emptyCounts = (): QualityCounts => ({ answers: 0, scoreSum: 0, belowMinScore: 0, withRequiredFindings: 0, feedbackUp: 0, feedbackDown: 0, inputTokens: 0, outputTokens: 0, findings: new Map() });
 const aggregateId = (k: QualityKey) => `${k.accountId}\u0000${k.personaId}\u0000${k.version}\u0000${k.endpoint}\u0000${k.day}`;
 const byId = <T>([a]: [string, T], [b]: [string, T]) => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -38,6 +38,8 @@ export class QualityRecorder {
     const counts = this.entry({ accountId: event.accountId, personaId: event.personaId, version: event.version, endpoint: event.endpoint, day });
     counts.answers += 1;
     counts.scoreSum += event.score;
+    counts.inputTokens += event.inputTokens;
+    counts.outputTokens += event.outputTokens;
     if (event.minScore !== undefined && event.score < event.minScore) counts.belowMinScore += 1;
     let required = false;
     for (const { rule, severity } of event.findings) {
@@ -122,6 +124,8 @@ export class QualityRecorder {
     entry.withRequiredFindings += increment.withRequiredFindings;
     entry.feedbackUp += increment.feedbackUp;
     entry.feedbackDown += increment.feedbackDown;
+    entry.inputTokens += increment.inputTokens;
+    entry.outputTokens += increment.outputTokens;
     for (const [rule, n] of increment.findings) entry.findings.set(rule, (entry.findings.get(rule) ?? 0) + n);
   }
 

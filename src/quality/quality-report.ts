@@ -18,6 +18,7 @@ export interface QualityAnswerRow {
   withRequiredFindings: number;
   findings: Record<string, number>;
   feedback: { up: number; down: number };
+  tokens: { input: number; output: number };
 }
 
 export interface QualityQuery {
@@ -29,7 +30,7 @@ export interface QualityQuery {
 type Totals = Omit<QualityRow, 'day' | 'version'>;
 
 function summed(rows: QualityRow[]): Totals {
-  const total: Totals = { answers: 0, scoreSum: 0, belowMinScore: 0, withRequiredFindings: 0, feedbackUp: 0, feedbackDown: 0, findings: {} };
+  const total: Totals = { answers: 0, scoreSum: 0, belowMinScore: 0, withRequiredFindings: 0, feedbackUp: 0, feedbackDown: 0, inputTokens: 0, outputTokens: 0, findings: {} };
   for (const row of rows) {
     total.answers += row.answers;
     total.scoreSum += row.scoreSum;
@@ -37,6 +38,8 @@ function summed(rows: QualityRow[]): Totals {
     total.withRequiredFindings += row.withRequiredFindings;
     total.feedbackUp += row.feedbackUp;
     total.feedbackDown += row.feedbackDown;
+    total.inputTokens += row.inputTokens;
+    total.outputTokens += row.outputTokens;
     for (const [rule, n] of Object.entries(row.findings)) total.findings[rule] = (total.findings[rule] ?? 0) + n;
   }
   return total;
@@ -50,6 +53,7 @@ const answerOf = (totals: Totals): Omit<QualityAnswerRow, 'day' | 'version'> => 
   withRequiredFindings: totals.withRequiredFindings,
   findings: totals.findings,
   feedback: { up: totals.feedbackUp, down: totals.feedbackDown },
+  tokens: { input: totals.inputTokens, output: totals.outputTokens },
 });
 
 /** Groups rows (ordered by `key`) into one total per key, in that order. */

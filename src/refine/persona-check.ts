@@ -71,6 +71,7 @@ export class PersonaCheck {
     const passed = passes(violations, score, persona.minScore);
     this.answers.answered({
       accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score, findings: violations, endpoint: 'check',
+      inputTokens: judgement?.usage.inputTokens ?? 0, outputTokens: judgement?.usage.outputTokens ?? 0,
     });
     const verdict: CheckVerdict = { passed, score, scores, violations, warnings, ...(judgement ? { judge: judgement.verdict } : {}) };
     return { verdict, personaVersion: persona.version, ...(judgement ? { usage: judgement.usage } : {}) };

@@ -127,9 +127,10 @@ export class RefineService {
     const judgeTarget = this.judgeTarget(body);
     const persona = await this.persona(accountId, body);
     const run = await this.answer(accountId, body, persona, signal, cachePolicy, mode, judgeTarget);
-    return observed(run, ({ score, violations, response }) =>
+    return observed(run, ({ score, violations, response, usage }) =>
       this.answers.answered({
         accountId, personaId: body.personaId, version: persona.version, minScore: persona.minScore, score: score.score, findings: violations,
+        inputTokens: usage.inputTokens, outputTokens: usage.outputTokens,
         exchange: { content: body.content, response, violations },
       }),
     );

@@ -36,6 +36,14 @@ export const QualityRow = Type.Object(
       { up: count('Answers rated up'), down: count('Answers rated down') },
       { additionalProperties: false, description: 'Feedback on these answers, counted on the answer\'s day and version' },
     ),
+    tokens: Type.Object(
+      { input: count('Input tokens'), output: count('Output tokens') },
+      {
+        additionalProperties: false,
+        description: 'The tokens the providers reported for these answers, every call of each (fallbacks, the repair, the judge), as X-Usage sums them; ' +
+          'the `rules` provider and cache hits cost 0',
+      },
+    ),
   },
   { additionalProperties: false },
 );

@@ -22,6 +22,9 @@ export interface QualityCounts {
   withRequiredFindings: number;
   feedbackUp: number;
   feedbackDown: number;
+  /** Tokens the providers reported for the answers. */
+  inputTokens: number;
+  outputTokens: number;
   /** Findings by rule. */
   findings: Map<string, number>;
 }
@@ -37,6 +40,8 @@ export interface QualityRow {
   withRequiredFindings: number;
   feedbackUp: number;
   feedbackDown: number;
+  inputTokens: number;
+  outputTokens: number;
   findings: Record<string, number>;
 }
 
@@ -85,6 +90,7 @@ export class QualityRepository {
       .values(kept.map((i) => ({
         ...key(i), answers: i.answers, score_sum: i.scoreSum, below_min_score: i.belowMinScore,
         with_required_findings: i.withRequiredFindings, feedback_up: i.feedbackUp, feedback_down: i.feedbackDown,
+        input_tokens: i.inputTokens, output_tokens: i.outputTokens,
       })))
       .onConflict((oc) =>
         oc.columns(['account_id', 'persona_id', 'version', 'endpoint', 'day']).doUpdateSet((eb) => ({
@@ -94,6 +100,8 @@ export class QualityRepository {
           with_required_findings: eb('quality_daily.with_required_findings', '+', eb.ref('excluded.with_required_findings')),
           feedback_up: eb('quality_daily.feedback_up', '+', eb.ref('excluded.feedback_up')),
           feedback_down: eb('quality_daily.feedback_down', '+', eb.ref('excluded.feedback_down')),
+          input_tokens: eb('quality_daily.input_tokens', '+', eb.ref('excluded.input_tokens')),
+          output_tokens: eb('quality_daily.output_tokens', '+', eb.ref('excluded.output_tokens')),
         })),
       )
       .execute();
@@ -130,6 +138,8 @@ export class QualityRepository {
         eb.fn.sum<number | string>('with_required_findings').as('with_required_findings'),
         eb.fn.sum<number | string>('feedback_up').as('feedback_up'),
         eb.fn.sum<number | string>('feedback_down').as('feedback_down'),
+        eb.fn.sum<number | string>('input_tokens').as('input_tokens'),
+        eb.fn.sum<number | string>('output_tokens').as('output_tokens'),
       ])
       .groupBy(['day', 'version'])
       .orderBy('day')
@@ -147,7 +157,8 @@ export class QualityRepository {
       const answer: QualityRow = {
         day: row.day, version: Number(row.version), answers: Number(row.answers), scoreSum: Number(row.score_sum),
         belowMinScore: Number(row.below_min_score), withRequiredFindings: Number(row.with_required_findings),
-        feedbackUp: Number(row.feedback_up), feedbackDown: Number(row.feedback_down), findings: {},
+        feedbackUp: Number(row.feedback_up), feedbackDown: Number(row.feedback_down),
+        inputTokens: Number(row.input_tokens), outputTokens: Number(row.output_tokens), findings: {},
       };
       byKey.set(keyOf(answer), answer);
       return answer;

@@ -224,6 +224,9 @@ export interface QualityDailyTable {
   with_required_findings: Counter;
   feedback_up: Counter;
   feedback_down: Counter;
+  /** What the answers' provider calls reported (0 for the rules provider and cache hits). */
+  input_tokens: Counter;
+  output_tokens: Counter;
 }
 
 /** The findings of quality_daily's answers, one row per rule. */

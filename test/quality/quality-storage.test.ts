@@ -43,7 +43,7 @@ describe.each(storageTargets)('quality counters and feedback on $engine', (targe
 
   const event = (requestId: string, score: number, at = Date.parse('2026-11-01T12:00:00Z')) => ({
     accountId: ACCOUNT, keyId: 'key_q', personaId: PERSONA, version: 1, endpoint: 'refine' as const, requestId, score, minScore: 90,
-    findings: score < 100 ? [{ rule: 'avoid' as const, severity: 'required' as const }] : [], at,
+    findings: score < 100 ? [{ rule: 'avoid' as const, severity: 'required' as const }] : [], inputTokens: 7, outputTokens: 3, at,
   });
 
   it('two recorders counting into the same rows concurrently lose no answer', async () => {
@@ -54,7 +54,8 @@ describe.each(storageTargets)('quality counters and feedback on $engine', (targe
     }
     const [row] = await new QualityRepository(first.db).list(ACCOUNT, PERSONA, '2026-11-01', '2026-11-01');
     expect(row).toEqual({
-      day: '2026-11-01', version: 1, answers: 40, scoreSum: 3600, belowMinScore: 20, withRequiredFindings: 20, feedbackUp: 0, feedbackDown: 0, findings: { avoid: 20 },
+      day: '2026-11-01', version: 1, answers: 40, scoreSum: 3600, belowMinScore: 20, withRequiredFindings: 20, feedbackUp: 0, feedbackDown: 0,
+      inputTokens: 280, outputTokens: 120, findings: { avoid: 20 },
     });
   });
 

@@ -20,6 +20,13 @@ import { startTwoInstances } from '../helpers/two-instances.js';
 const DAY_MS = 86_400_000;
 const today = () => new Date().toISOString().slice(0, 10);
 const noFeedback = { up: 0, down: 0 };
+const noTokens = { input: 0, output: 0 };
+
+/** A response's `X-Usage` tokens, as a quality row's `tokens` counts them. */
+function usageTokens(res: Response): { input: number; output: number } {
+  const members = new Map((res.headers.get('x-usage') ?? '').split(', ').map((member) => member.split('=') as [string, string]));
+  return { input: Number(members.get('input_tokens')), output: Number(members.get('output_tokens')) };
+}
 
 /** Every row of every table as text: what a reader of the database could see. */
 async function databaseText(server: TestServer): Promise<string> {
@@ -78,6 +85,7 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
       json: { model: 'openai', messages: [{ role: 'user', content: 'hello' }] },
     });
     expect(chat.status).toBe(200);
+    const { usage } = await chat.json();
     const check = await server.request('/v1/check', { method: 'POST', json: { personaId, content: 'synergy and more synergy' } });
     expect((await check.json()).score).toBe(80);
     // A failed refine counts nothing.
@@ -88,7 +96,11 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
     const res = await quality(personaId);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({
-      rows: [{ day: today(), answers: 5, meanScore: 92, belowMinScore: 3, withRequiredFindings: 3, findings: { avoid: 4 }, feedback: noFeedback }],
+      rows: [{
+        day: today(), answers: 5, meanScore: 92, belowMinScore: 3, withRequiredFindings: 3, findings: { avoid: 4 }, feedback: noFeedback,
+        // The chat completion's alone: the rules provider and an unjudged check call no provider.
+        tokens: { input: usage.prompt_tokens, output: usage.completion_tokens },
+      }],
     });
   });
 
@@ -113,6 +125,28 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
     expect(row).toMatchObject({ answers: 3, withRequiredFindings: 2, findings: { avoid: 2 } });
   });
 
+  it('counts the tokens X-Usage reports for each answer; the rules provider and a cache hit cost none', async () => {
+    const personaId = await createPersona({ avoid: ['synergy'] });
+    fake.setBehaviour({ mode: 'ok', reply: 'We value teamwork, said plainly.' });
+    const answered = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await server.request('/v1/refine', {
+        method: 'POST', headers: { 'cache-control': 'max-age=600' },
+        json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content: 'Count my tokens, please.' },
+      });
+      expect(res.headers.get('x-cache')).toBe(i === 0 ? 'MISS' : 'HIT');
+      answered.push(usageTokens(res));
+      await res.text();
+    }
+    const [miss, hit] = answered;
+    expect(miss!.input).toBeGreaterThan(0);
+    expect(miss!.output).toBeGreaterThan(0);
+    expect(hit).toEqual(noTokens);
+    await refine(personaId, 'Rules alone.');
+    const [row] = (await (await quality(personaId)).json()).rows;
+    expect(row).toMatchObject({ answers: 3, tokens: miss });
+  });
+
   it('a chat answer whose rules were skipped (tool calls alone) is an answer still, with its score', async () => {
     const personaId = await createPersona();
     fake.enqueue({ mode: 'ok', toolCalls: [{ name: 'lookup', arguments: { q: 'x' } }] });
@@ -121,8 +155,12 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
       json: { model: 'openai', messages: [{ role: 'user', content: 'look it up' }], tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object' } } }] },
     });
     expect(chat.status).toBe(200);
+    const { usage } = await chat.json();
     expect((await (await quality(personaId)).json()).rows).toEqual([
-      { day: today(), answers: 1, meanScore: 100, belowMinScore: 0, withRequiredFindings: 0, findings: {}, feedback: noFeedback },
+      {
+        day: today(), answers: 1, meanScore: 100, belowMinScore: 0, withRequiredFindings: 0, findings: {}, feedback: noFeedback,
+        tokens: { input: usage.prompt_tokens, output: usage.completion_tokens },
+      },
     ]);
   });
 
@@ -136,9 +174,9 @@ describe.each(storageTargets)('quality on live traffic and feedback ($engine)', 
     const res = await quality(personaId, '?groupBy=version');
     expect(await res.json()).toEqual({
       rows: [
-        { version: 1, answers: 1, meanScore: 90, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: noFeedback },
+        { version: 1, answers: 1, meanScore: 90, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: noFeedback, tokens: noTokens },
         // Version 2 sets no minScore: nothing is under it.
-        { version: 2, answers: 2, meanScore: 90, belowMinScore: 0, withRequiredFindings: 1, findings: { avoid: 2 }, feedback: noFeedback },
+        { version: 2, answers: 2, meanScore: 90, belowMinScore: 0, withRequiredFindings: 1, findings: { avoid: 2 }, feedback: noFeedback, tokens: noTokens },
       ],
     });
   });
@@ -316,7 +354,7 @@ describe.skipIf(!postgresAvailable || !redisAvailable)('quality across two insta
       await b.request(`/v1/personas/${personaId}/quality`);
       const rows = (await (await a.request(`/v1/personas/${personaId}/quality`)).json()).rows;
       expect(rows).toEqual([
-        { day: today(), answers: 3, meanScore: 96.67, belowMinScore: 0, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 } },
+        { day: today(), answers: 3, meanScore: 96.67, belowMinScore: 0, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 }, tokens: noTokens },
       ]);
     } finally {
       await two.close();

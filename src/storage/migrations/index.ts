@@ -11,6 +11,7 @@ import { idempotencyScopes } from './2026-11-28-036-idempotency-scopes.js';
 import { usageEndpoints } from './2026-11-28-037-usage-endpoints.js';
 import { qualityAndFeedback } from './2026-11-28-038-quality-and-feedback.js';
 import { reviewQueue } from './2026-11-28-039-review-queue.js';
+import { qualityTokens } from './2026-11-28-040-quality-tokens.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-037-usage-endpoints': usageEndpoints,
   '2026-11-28-038-quality-and-feedback': qualityAndFeedback,
   '2026-11-28-039-review-queue': reviewQueue,
+  '2026-11-28-040-quality-tokens': qualityTokens,
 };
