@@ -32,12 +32,12 @@ describe('persona-refine quality', () => {
     rmSync(cwd, { recursive: true, force: true });
   });
 
-  it('prints a row per day: answers, mean score, under minScore, required findings left, feedback and findings', async () => {
+  it('prints a row per day: answers, mean score, under minScore, required findings left, feedback, tokens and findings', async () => {
     expect(await cli('quality', '--persona', personaId)).toEqual({
       code: 0,
       stdout: [
-        'day         answers   mean  below min  required left  up  down  findings',
-        `${today()}        3  96.67          1              1   0     1  avoid=1`,
+        'day         answers   mean  below min  required left  up  down  tokens in/out  findings',
+        `${today()}        3  96.67          1              1   0     1            0/0  avoid=1`,
         '',
       ].join('\n'),
       stderr: '',
@@ -48,9 +48,9 @@ describe('persona-refine quality', () => {
     expect(await cli('quality', '--persona', personaId, '--from', today(), '--to', today(), '--group-by', 'version')).toEqual({
       code: 0,
       stdout: [
-        'version  answers  mean  below min  required left  up  down  findings',
-        '      1        2    95          1              1   0     1  avoid=1',
-        '      2        1   100          0              0   0     0  -',
+        'version  answers  mean  below min  required left  up  down  tokens in/out  findings',
+        '      1        2    95          1              1   0     1            0/0  avoid=1',
+        '      2        1   100          0              0   0     0            0/0  -',
         '',
       ].join('\n'),
       stderr: '',

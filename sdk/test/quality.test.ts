@@ -5,6 +5,8 @@ import { answer, startScriptedServer } from './helpers/scripted-server.js';
 
 const today = () => new Date().toISOString().slice(0, 10);
 const noFeedback = { up: 0, down: 0 };
+/** The rules provider calls no provider: its answers cost no token. */
+const noTokens = { input: 0, output: 0 };
 
 describe('client.quality and client.feedback against a real server', () => {
   let server: TestServer;
@@ -39,13 +41,13 @@ describe('client.quality and client.feedback against a real server', () => {
 
     // Each instance writes its pending counts before it answers a quality request: no wait on one instance.
     expect(await client.quality(personaId)).toEqual([
-      { day: today(), answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 } },
+      { day: today(), answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 }, tokens: noTokens },
     ]);
     await client.personas.update(personaId, { attributes: { avoid: ['synergy'] } });
     await client.refine({ provider: 'rules', personaId, content: 'Plain words.' });
     expect(await client.quality(personaId, { from: today(), to: today(), groupBy: 'version' })).toEqual([
-      { version: 1, answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 } },
-      { version: 2, answers: 1, meanScore: 100, belowMinScore: 0, withRequiredFindings: 0, findings: {}, feedback: noFeedback },
+      { version: 1, answers: 2, meanScore: 95, belowMinScore: 1, withRequiredFindings: 1, findings: { avoid: 1 }, feedback: { up: 0, down: 1 }, tokens: noTokens },
+      { version: 2, answers: 1, meanScore: 100, belowMinScore: 0, withRequiredFindings: 0, findings: {}, feedback: noFeedback, tokens: noTokens },
     ]);
   });
 

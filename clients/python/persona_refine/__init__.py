@@ -36,6 +36,7 @@ from .types import (
     RefineResult,
     RetentionPolicy,
     Review,
+    TokenCounts,
     TokenUsage,
     UsageRow,
 )
@@ -49,5 +50,5 @@ __all__ = [
     "RedirectError",
     "ApiKey", "CheckResult", "CheckViolation", "CheckWarning", "EvalRun", "Fallback", "Feedback", "FeedbackCounts", "IssuedApiKey",
     "Judge", "KeyLimits", "Persona", "PersonaVersion", "QualityRow", "RefineDelta", "RefineResult", "RetentionPolicy",
-    "Review", "TokenUsage", "UsageRow",
+    "Review", "TokenCounts", "TokenUsage", "UsageRow",
 ]

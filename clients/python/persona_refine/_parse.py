@@ -8,7 +8,7 @@ from ._answer import request_id_of
 from ._errors import ApiError
 from .types import (
     ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
-    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenUsage, UsageRow,
+    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenCounts, TokenUsage, UsageRow,
 )
 
 T = TypeVar("T")
@@ -224,12 +224,14 @@ def _counts(body: Any) -> Dict[str, int]:
 
 def quality_row(body: Any) -> QualityRow:
     feedback = field_of(body, "feedback", (dict,))
+    tokens = field_of(body, "tokens", (dict,))
     mean = field_of(body, "meanScore", (int, float, _NONE))
     return QualityRow(
         answers=field_of(body, "answers", (int,)), mean_score=None if mean is None else float(mean),
         below_min_score=field_of(body, "belowMinScore", (int,)), with_required_findings=field_of(body, "withRequiredFindings", (int,)),
         findings=_counts(field_of(body, "findings", (dict,))),
         feedback=FeedbackCounts(field_of(feedback, "up", (int,)), field_of(feedback, "down", (int,))),
+        tokens=TokenCounts(field_of(tokens, "input", (int,)), field_of(tokens, "output", (int,))),
         day=field_of(body, "day", (str, _NONE)), version=field_of(body, "version", (int, _NONE)),
     )
 

@@ -192,6 +192,15 @@ class FeedbackCounts:
 
 
 @dataclass(frozen=True)
+class TokenCounts:
+    """Tokens the providers reported for a quality row's answers, every call of each (fallbacks,
+    the repair, the judge); the ``rules`` provider and cache hits cost none."""
+
+    input: int
+    output: int
+
+
+@dataclass(frozen=True)
 class QualityRow:
     """A UTC day's (or, by version, the range's) answers of one persona on live traffic: refines,
     chat completions and checks, cache hits and the ``rules`` provider included."""
@@ -207,6 +216,8 @@ class QualityRow:
     findings: Dict[str, int]
     #: Ratings given to these answers.
     feedback: FeedbackCounts
+    #: Tokens these answers cost.
+    tokens: TokenCounts
     #: By day (the default): ``YYYY-MM-DD``.
     day: Optional[str] = None
     #: With ``group_by="version"``: the persona version that answered.

@@ -7,7 +7,7 @@ import unittest
 from support import live_client, unique
 
 from persona_refine import (
-    BadRequestError, ConflictError, Feedback, FeedbackCounts, NotFoundError, QualityRow, RetentionPolicy, Review,
+    BadRequestError, ConflictError, Feedback, FeedbackCounts, NotFoundError, QualityRow, RetentionPolicy, Review, TokenCounts,
 )
 
 ATTRIBUTES = {"avoid": ["synergy"], "minScore": 95}
@@ -38,7 +38,7 @@ class Quality(unittest.TestCase):
         )
         self.assertEqual(self.client.quality(self.persona.id), [
             QualityRow(answers=2, mean_score=95.0, below_min_score=1, with_required_findings=1, findings={"avoid": 1},
-                       feedback=FeedbackCounts(up=0, down=1), day=today()),
+                       feedback=FeedbackCounts(up=0, down=1), tokens=TokenCounts(input=0, output=0), day=today()),
         ])
         self.client.personas.update(self.persona.id, attributes={"avoid": ["synergy"]})
         self.refine("Plain words.")

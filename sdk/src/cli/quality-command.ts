@@ -1,7 +1,7 @@
 /**
  * `quality --persona ID`: how a persona's answers fare on live traffic, a row per UTC day (or per
  * version): answers, mean score, those under minScore or with a required finding left, the
- * feedback on them and the findings by rule. `--json` prints the rows as the API sends them.
+ * feedback on them, the tokens they cost and the findings by rule. `--json` prints the rows as the API sends them.
  */
 import type { QualityQuery, QualityRow } from '../index.js';
 import { parseCommand } from './args.js';
@@ -15,6 +15,7 @@ const COLUMNS: readonly Column[] = [
   { title: 'required left', align: 'right' },
   { title: 'up', align: 'right' },
   { title: 'down', align: 'right' },
+  { title: 'tokens in/out', align: 'right' },
   { title: 'findings' },
 ];
 
@@ -64,6 +65,7 @@ function rowOf(row: QualityRow, byVersion: boolean): string[] {
     String(row.withRequiredFindings),
     String(row.feedback.up),
     String(row.feedback.down),
+    `${row.tokens.input}/${row.tokens.output}`,
     findings,
   ];
 }

@@ -4830,6 +4830,13 @@ export interface paths {
                                     /** @description Answers rated down */
                                     down: number;
                                 };
+                                /** @description The tokens the providers reported for these answers, every call of each (fallbacks, the repair, the judge), as X-Usage sums them; the `rules` provider and cache hits cost 0 */
+                                tokens: {
+                                    /** @description Input tokens */
+                                    input: number;
+                                    /** @description Output tokens */
+                                    output: number;
+                                };
                             }[];
                         };
                     };
