@@ -1,10 +1,13 @@
 /**
  * Studio: a persona's quality dashboard over a week of live traffic. The server's clock is stepped
- * a day at a time while the offline `rules` provider refines and callers give feedback; the
- * charts' points are then compared with what GET /v1/personas/{id}/quality answers.
+ * a day at a time while the offline `rules` provider (no tokens) and a fake OpenAI (tokens as it
+ * reports them) refine and callers give feedback; the charts' points are then compared with what
+ * GET /v1/personas/{id}/quality answers.
  */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { callerKey, refineEnv } from '../helpers/refine-fixture.js';
 import { SteppedClock } from '../helpers/stepped-clock.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { chromiumAvailable, focused, screenshot, seriousAccessibilityViolations, tabTo, useSignedInStudio } from './studio-browser.js';
@@ -19,6 +22,7 @@ interface QualityRow {
   meanScore: number | null;
   findings: Record<string, number>;
   feedback: { up: number; down: number };
+  tokens: { input: number; output: number };
 }
 
 /** Each mark of the chart with this caption: its series, category and value, as drawn. */
@@ -32,6 +36,7 @@ const marksOf = (page: Page, chart: string) =>
   })()`);
 
 describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
+  let fake: FakeProviderServer;
   let server: TestServer;
   let page: Page;
   let personaId: string;
@@ -50,10 +55,18 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
     await res.text();
     return requestId;
   };
+  /** A refine through the fake OpenAI: its tokens grow with the content. */
+  const refineThroughProvider = async (content: string) => {
+    const res = await server.request('/v1/refine', { method: 'POST', json: { provider: 'openai', providerApiKey: callerKey('openai'), personaId, content } });
+    expect(res.status, await res.clone().text()).toBe(200);
+    await res.text();
+  };
   const quality = async (query = '') => ((await api(`/v1/personas/${personaId}/quality${query}`)) as { rows: QualityRow[] }).rows;
 
   beforeAll(async () => {
-    server = await startTestServer({ clock });
+    fake = await startFakeProviderServer();
+    fake.setBehaviour({ mode: 'ok', reply: 'We value teamwork.' });
+    server = await startTestServer({ clock, env: refineEnv(fake) });
     personaId = (await api('/v1/personas', 'POST', { name: 'Support voice', attributes: { avoid: ['synergy'], maxWords: 6, minScore: 95 } })).id;
     // A week ending today: the dashboard's default range (the last 30 days) holds all of it.
     clock.step(-(WEEK - 1) * DAY_MS);
@@ -65,6 +78,8 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
       for (let answer = 0; answer <= day % 4; answer++) asked.push(await refine(texts[answer % 3]!));
       if (day % 2 === 0) await api('/v1/feedback', 'POST', { requestId: asked[0], rating: 'up' });
       if (asked[1]) await api('/v1/feedback', 'POST', { requestId: asked[1], rating: 'down' });
+      // Every third day answers from the rules provider alone: a day of answers that cost no token.
+      if (day % 3 !== 1) await refineThroughProvider(`We value teamwork${', truly'.repeat(day)}.`);
       clock.step(DAY_MS);
     }
     clock.reset();
@@ -72,18 +87,19 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
   afterAll(async () => {
     clock.reset();
     await server?.close();
+    await fake?.close();
   });
   useSignedInStudio(() => server, (opened) => {
     page = opened.page;
   });
 
-  it('draws answers, mean score by version against minScore, findings by rule and feedback as the API counts them', async () => {
+  it('draws answers, mean score by version against minScore, findings by rule, feedback and tokens as the API counts them', async () => {
     const rows = await quality();
     expect(rows.map((row) => row.day)).toHaveLength(WEEK);
     await page.goto(`${server.url}/studio/#/personas/${personaId}`);
     await page.getByRole('link', { name: 'Quality' }).click();
     await page.getByRole('heading', { name: 'Quality of Support voice' }).waitFor();
-    await page.getByRole('figure', { name: 'Feedback per day' }).waitFor();
+    await page.getByRole('figure', { name: 'Tokens per day' }).waitFor();
 
     const answers = await marksOf(page, 'Answers per day');
     expect(answers.map(({ category, value }) => [category, value])).toEqual(rows.map((row) => [row.day, row.answers]));
@@ -115,6 +131,21 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
     expect(expectedFeedback.map((mark) => mark.series)).toContain('down');
     expect(feedback.map(({ series, category, value }) => ({ series, category, value }))).toEqual(expectedFeedback);
 
+    // A day's input and output tokens stacked; a day that cost none has no mark, and says so by its absence.
+    const tokens = await marksOf(page, 'Tokens per day');
+    const expectedTokens = rows.flatMap((row) =>
+      (['input', 'output'] as const).filter((part) => row.tokens[part] > 0).map((part) => ({ series: part, category: row.day, value: row.tokens[part] })),
+    );
+    expect(rows.filter((row) => row.tokens.input > 0)).toHaveLength(5);
+    expect(rows.filter((row) => row.tokens.input === 0 && row.tokens.output === 0)).toHaveLength(2);
+    expect(tokens.map(({ series, category, value }) => ({ series, category, value }))).toEqual(expectedTokens);
+    const lastTokens = expectedTokens.at(-1)!;
+    await page.locator(`figure.chart .mark[data-series="${lastTokens.series}"][data-category="${lastTokens.category}"]`).hover();
+    expect(await page.getByRole('figure', { name: 'Tokens per day' }).locator('.tooltip text').textContent()).toBe(
+      `${lastTokens.category}: ${lastTokens.value} ${lastTokens.series} token${lastTokens.value === 1 ? '' : 's'}`,
+    );
+    await page.mouse.move(0, 0);
+
     // One Tab stop per chart; the arrow keys walk its points and the tooltip says each value.
     const first = rows[0]!;
     const second = rows[1]!;
@@ -143,10 +174,10 @@ describe.skipIf(!chromiumAvailable)('Persona Studio quality dashboard', () => {
   it('fits a phone: charts drawn at its width, nothing wider than the screen', async () => {
     await page.setViewportSize({ width: 390, height: 2450 });
     await page.goto(`${server.url}/studio/#/personas/${personaId}/quality`);
-    await page.getByRole('figure', { name: 'Feedback per day' }).waitFor();
+    await page.getByRole('figure', { name: 'Tokens per day' }).waitFor();
     expect(await page.evaluate<boolean>('document.documentElement.scrollWidth <= document.documentElement.clientWidth')).toBe(true);
     const widths = await page.evaluate<number[]>(`[...document.querySelectorAll('figure.chart svg[role=group]')].map((svg) => svg.getBoundingClientRect().right)`);
-    expect(widths).toHaveLength(4);
+    expect(widths).toHaveLength(5);
     for (const right of widths) expect(right).toBeLessThanOrEqual(390);
     expect((await marksOf(page, 'Answers per day')).map((mark) => mark.value)).toEqual((await quality()).map((row) => row.answers));
     await page.getByRole('heading', { name: 'Quality of Support voice' }).evaluate('(heading) => heading.scrollIntoView()');

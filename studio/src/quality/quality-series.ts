@@ -53,16 +53,20 @@ export interface QualityTotals {
   belowMinScore: number;
   up: number;
   down: number;
+  inputTokens: number;
+  outputTokens: number;
 }
 
 export function totalsOf(rows: readonly QualityRow[]): QualityTotals {
-  let answers = 0, scoreSum = 0, belowMinScore = 0, up = 0, down = 0;
+  let answers = 0, scoreSum = 0, belowMinScore = 0, up = 0, down = 0, inputTokens = 0, outputTokens = 0;
   for (const row of rows) {
     answers += row.answers;
     scoreSum += (row.meanScore ?? 0) * row.answers;
     belowMinScore += row.belowMinScore;
     up += row.feedback.up;
     down += row.feedback.down;
+    inputTokens += row.tokens.input;
+    outputTokens += row.tokens.output;
   }
-  return { answers, meanScore: answers ? Math.round((scoreSum / answers) * 100) / 100 : undefined, belowMinScore, up, down };
+  return { answers, meanScore: answers ? Math.round((scoreSum / answers) * 100) / 100 : undefined, belowMinScore, up, down, inputTokens, outputTokens };
 }

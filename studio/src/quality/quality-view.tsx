@@ -1,8 +1,7 @@
 /**
  * A persona's quality on live traffic (GET /v1/personas/{id}/quality, the last 30 days): answers
- * per day, mean score per day by version against the persona's minScore, findings by rule, and
- * the feedback callers gave; below them, the review queue. Every number is this persona's own: tokens are counted per account
- * only (GET /v1/usage), so they are not drawn here.
+ * per day, mean score per day by version against the persona's minScore, findings by rule, the
+ * feedback callers gave and the tokens the answers cost; below them, the review queue.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/api-error.js';
@@ -27,6 +26,8 @@ const FINDINGS_COLOR = '#8250df';
 const UP_COLOR = '#1a7f37';
 const DOWN_COLOR = '#b3261e';
 const MIN_SCORE_COLOR = '#b3261e';
+const INPUT_TOKENS_COLOR = '#0072b2';
+const OUTPUT_TOKENS_COLOR = '#d55e00';
 
 interface Loaded {
   persona: Persona;
@@ -116,6 +117,12 @@ export function QualityView({ api, id }: { api: StudioApi; id: string }) {
                 {formatNumber(totals.up)} up · {formatNumber(totals.down)} down
               </dd>
             </div>
+            <div>
+              <dt>Tokens</dt>
+              <dd>
+                {formatNumber(totals.inputTokens)} in · {formatNumber(totals.outputTokens)} out
+              </dd>
+            </div>
           </dl>
           {findings.length === 0 && <p class="hint">No findings were left in the answers: nothing to draw by rule.</p>}
           <div class="charts">
@@ -161,6 +168,17 @@ export function QualityView({ api, id }: { api: StudioApi; id: string }) {
                 { series: 'down', color: DOWN_COLOR, values: perDay(days, rows, (row) => row.feedback.down) },
               ]}
               describe={(day, series, value) => `${day}: ${formatNumber(value)} rated ${series}`}
+            />
+            <StackedBars
+              title="Tokens per day"
+              description="One bar per UTC day: the tokens the providers reported for the answers, every call of each (fallbacks, repair, judge), input at the bottom, output on top. The rules provider and cache hits cost none."
+              categories={days}
+              categoryLabel={shortDay}
+              parts={[
+                { series: 'input', color: INPUT_TOKENS_COLOR, values: perDay(days, rows, (row) => row.tokens.input) },
+                { series: 'output', color: OUTPUT_TOKENS_COLOR, values: perDay(days, rows, (row) => row.tokens.output) },
+              ]}
+              describe={(day, series, value) => `${day}: ${plural(value, `${series} token`)}`}
             />
           </div>
         </>
