@@ -209,8 +209,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     app.log.warn({ err: error }, message),
   );
   // Quality on live traffic and feedback (docs/quality.md): batched like usage, flushed on close.
-  const qualityRepository = new QualityRepository(storage.db);
-  const feedbackRepository = new FeedbackRepository(storage.db);
+  const qualityRepository = new QualityRepository(storage.db, storage.engine);
+  const feedbackRepository = new FeedbackRepository(storage.db, storage.engine);
   const qualityRecorder = new QualityRecorder(qualityRepository, feedbackRepository, config.usageFlushMs, (error) =>
     app.log.warn({ err: error }, 'quality counts could not be written'),
     (accountId, error) => app.log.error({ err: error, accountId }, 'quality row refused by the database and dropped'),

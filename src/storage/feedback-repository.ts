@@ -4,7 +4,8 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { QualityEndpoint } from '../usage/request-usage.js';
-import { dropRowsOfDeletedPersonas } from './quality-repository.js';
+import type { Engine } from './database.js';
+import { dropRowsOfDeletedPersonas } from './deleted-personas.js';
 import type { Database, FeedbackTable } from './schema.js';
 
 export interface LoggedAnswer {
@@ -21,7 +22,10 @@ export interface LoggedAnswer {
 export type FeedbackRow = Selectable<FeedbackTable>;
 
 export class FeedbackRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /**
    * Writes answers to the log; a request id seen before (a client may send its own X-Request-Id
@@ -51,8 +55,7 @@ export class FeedbackRepository {
         })),
       )
       .execute();
-    // The persona may have been deleted since it was checked: its deletion ran before these rows existed.
-    await dropRowsOfDeletedPersonas(this.db, ['answer_log'], kept);
+    await dropRowsOfDeletedPersonas(this.db, this.engine, ['answer_log'], kept);
   }
 
   /** The account's answer to the request, if answered at or after `since` (ISO 8601). */

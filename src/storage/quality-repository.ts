@@ -4,6 +4,8 @@
  */
 import type { Kysely } from 'kysely';
 import type { QualityEndpoint } from '../usage/request-usage.js';
+import type { Engine } from './database.js';
+import { dropOrphanRows, dropRowsOfDeletedPersonas } from './deleted-personas.js';
 import type { Database } from './schema.js';
 
 export interface QualityKey {
@@ -45,37 +47,16 @@ export interface QualityRow {
   findings: Record<string, number>;
 }
 
-type PersonaRowTable = 'quality_daily' | 'quality_findings_daily' | 'answer_log';
-
-/**
- * Deletes the rows, in `tables`, of personas that no longer exist: of those `written` when given
- * (a batch just written, which may have raced the persona's deletion), else of every persona.
- */
-export async function dropRowsOfDeletedPersonas(
-  db: Kysely<Database>,
-  tables: readonly PersonaRowTable[],
-  written?: readonly { accountId: string; personaId: string }[],
-): Promise<void> {
-  const personaIds = written && [...new Set(written.map((row) => row.personaId))];
-  if (personaIds?.length === 0) return;
-  for (const table of tables) {
-    let statement = db
-      .deleteFrom(table)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('personas').select('personas.id').whereRef('personas.id', '=', `${table}.persona_id`).whereRef('personas.account_id', '=', `${table}.account_id`))),
-      );
-    if (personaIds) statement = statement.where(`${table}.persona_id`, 'in', personaIds);
-    await statement.execute();
-  }
-}
-
 /** A row's key columns. */
 const key = (i: QualityIncrement) => ({ account_id: i.accountId, persona_id: i.personaId, version: i.version, endpoint: i.endpoint, day: i.day });
 
 const keyOf = (row: { day: string; version: number }) => `${row.day}\u0000${row.version}`;
 
 export class QualityRepository {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly engine: Engine,
+  ) {}
 
   /**
    * Adds the increments, one statement per table. Callers pass each key at most once and in a
@@ -106,9 +87,7 @@ export class QualityRepository {
       )
       .execute();
     await this.addFindings(kept);
-    // Checked before, the persona may have been deleted since: the deletion's own delete ran
-    // before these rows existed, so they go now (docs/quality.md, "Deleting a persona").
-    await dropRowsOfDeletedPersonas(this.db, ['quality_daily', 'quality_findings_daily'], kept);
+    await dropRowsOfDeletedPersonas(this.db, this.engine, ['quality_daily', 'quality_findings_daily'], kept);
   }
 
   private async addFindings(kept: QualityIncrement[]): Promise<void> {
@@ -172,7 +151,7 @@ export class QualityRepository {
 
   /** Rows of personas deleted while another instance still held their counts (docs/quality.md, "Deleting a persona"). */
   async deleteOrphans(): Promise<void> {
-    await dropRowsOfDeletedPersonas(this.db, ['quality_daily', 'quality_findings_daily', 'answer_log']);
+    await dropOrphanRows(this.db, ['quality_daily', 'quality_findings_daily', 'answer_log']);
   }
 
   private async ofExistingPersonas(increments: QualityIncrement[]): Promise<QualityIncrement[]> {

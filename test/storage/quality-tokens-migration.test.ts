@@ -28,7 +28,7 @@ describe.each(storageTargets)('migration 040 on $engine', (target) => {
         values ('acc', 'per', 1, 'refine', ${DAY}, 2, 190, 1, 1, 0, 1)`.execute(storage.db);
       await migrateToLatest(storage.db);
 
-      const repository = new QualityRepository(storage.db);
+      const repository = new QualityRepository(storage.db, storage.engine);
       expect(await repository.list('acc', 'per', DAY, DAY)).toEqual([{ ...counted, inputTokens: 0, outputTokens: 0 }]);
       await repository.add([{
         accountId: 'acc', personaId: 'per', version: 1, endpoint: 'refine', day: DAY, answers: 1, scoreSum: 100, belowMinScore: 0,
