@@ -7,6 +7,23 @@ import type { Kysely } from 'kysely';
 import type { Engine } from './database.js';
 import type { Database } from './schema.js';
 
+type PersonaRow = { accountId: string; personaId: string };
+
+const personaKey = (row: PersonaRow) => `${row.accountId}\u0000${row.personaId}`;
+
+/** Account × id of those of `ids` that exist; `locked` waits on a deletion still open (PostgreSQL's key-share lock). */
+async function existingPersonas(db: Kysely<Database>, ids: string[], locked: boolean): Promise<Set<string>> {
+  const present = await db.selectFrom('personas').select(['id', 'account_id']).where('id', 'in', ids).$if(locked, (query) => query.forKeyShare()).execute();
+  return new Set(present.map((persona) => personaKey({ accountId: persona.account_id, personaId: persona.id })));
+}
+
+/** Before a batch is written: its rows whose persona still exists. */
+export async function rowsOfExistingPersonas<Row extends PersonaRow>(db: Kysely<Database>, rows: Row[]): Promise<Row[]> {
+  if (rows.length === 0) return [];
+  const exists = await existingPersonas(db, [...new Set(rows.map((row) => row.personaId))], false);
+  return rows.filter((row) => exists.has(personaKey(row)));
+}
+
 export type PersonaRowTable = 'quality_daily' | 'quality_findings_daily' | 'answer_log';
 
 /**
@@ -20,19 +37,13 @@ export async function dropRowsOfDeletedPersonas(
   db: Kysely<Database>,
   engine: Engine,
   tables: readonly PersonaRowTable[],
-  written: readonly { accountId: string; personaId: string }[],
+  written: readonly PersonaRow[],
 ): Promise<void> {
   const ids = [...new Set(written.map((row) => row.personaId))];
   if (ids.length === 0) return;
-  const present = await db
-    .selectFrom('personas')
-    .select(['id', 'account_id'])
-    .where('id', 'in', ids)
-    .$if(engine === 'postgres', (query) => query.forKeyShare())
-    .execute();
-  const exists = new Set(present.map((persona) => `${persona.account_id}\u0000${persona.id}`));
-  const gone = written.filter((row) => !exists.has(`${row.accountId}\u0000${row.personaId}`));
-  for (const { accountId, personaId } of new Map(gone.map((row) => [`${row.accountId}\u0000${row.personaId}`, row])).values()) {
+  const exists = await existingPersonas(db, ids, engine === 'postgres');
+  const gone = written.filter((row) => !exists.has(personaKey(row)));
+  for (const { accountId, personaId } of new Map(gone.map((row) => [personaKey(row), row])).values()) {
     for (const table of tables) await db.deleteFrom(table).where('account_id', '=', accountId).where('persona_id', '=', personaId).execute();
   }
 }

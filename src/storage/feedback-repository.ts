@@ -5,7 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { QualityEndpoint } from '../usage/request-usage.js';
 import type { Engine } from './database.js';
-import { dropRowsOfDeletedPersonas } from './deleted-personas.js';
+import { dropRowsOfDeletedPersonas, rowsOfExistingPersonas } from './deleted-personas.js';
 import type { Database, FeedbackTable } from './schema.js';
 
 export interface LoggedAnswer {
@@ -34,11 +34,7 @@ export class FeedbackRepository {
    */
   async log(answers: LoggedAnswer[]): Promise<void> {
     if (answers.length === 0) return;
-    const ids = [...new Set(answers.map((a) => a.personaId))];
-    const existing = new Set(
-      (await this.db.selectFrom('personas').select(['id', 'account_id']).where('id', 'in', ids).execute()).map((p) => `${p.account_id}\u0000${p.id}`),
-    );
-    const kept = answers.filter((a) => existing.has(`${a.accountId}\u0000${a.personaId}`));
+    const kept = await rowsOfExistingPersonas(this.db, answers);
     if (kept.length === 0) return;
     await this.db
       .insertInto('answer_log')

@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely';
 import type { QualityEndpoint } from '../usage/request-usage.js';
 import type { Engine } from './database.js';
-import { dropOrphanRows, dropRowsOfDeletedPersonas } from './deleted-personas.js';
+import { dropOrphanRows, dropRowsOfDeletedPersonas, rowsOfExistingPersonas } from './deleted-personas.js';
 import type { Database } from './schema.js';
 
 export interface QualityKey {
@@ -64,7 +64,7 @@ export class QualityRepository {
    * The counts of a persona no longer there are dropped: deleting it removed its rows.
    */
   async add(increments: QualityIncrement[]): Promise<void> {
-    const kept = await this.ofExistingPersonas(increments);
+    const kept = await rowsOfExistingPersonas(this.db, increments);
     if (kept.length === 0) return;
     await this.db
       .insertInto('quality_daily')
@@ -154,12 +154,4 @@ export class QualityRepository {
     await dropOrphanRows(this.db, ['quality_daily', 'quality_findings_daily', 'answer_log']);
   }
 
-  private async ofExistingPersonas(increments: QualityIncrement[]): Promise<QualityIncrement[]> {
-    if (increments.length === 0) return [];
-    const ids = [...new Set(increments.map((i) => i.personaId))];
-    const existing = new Set(
-      (await this.db.selectFrom('personas').select(['id', 'account_id']).where('id', 'in', ids).execute()).map((p) => `${p.account_id}\u0000${p.id}`),
-    );
-    return increments.filter((i) => existing.has(`${i.accountId}\u0000${i.personaId}`));
-  }
 }
