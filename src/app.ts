@@ -103,6 +103,14 @@ import { reviewRoutes } from './routes/reviews.js';
 import { Review } from './schemas/reviews.js';
 import { ReviewRepository } from './storage/review-repository.js';
 import { type HttpTracer, noHttpTracing } from './tracing/http-tracer.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { Webhook, WebhookDelivery, WebhookWithSecretSchema } from './schemas/webhooks.js';
+import { WebhookRepository } from './storage/webhook-repository.js';
+import { AllowedHosts } from './webhooks/address-policy.js';
+import { SecretSeal } from './webhooks/secret-seal.js';
+import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
+import { type Resolve, systemResolve, WebhookSender } from './webhooks/webhook-sender.js';
+import { WebhookService } from './webhooks/webhook-service.js';
 import { SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
@@ -116,6 +124,8 @@ export interface AppDependencies {
   tracer?: HttpTracer;
   /** The time keys are judged by (the authentication cache, expiry, a rotation's grace); tests move it instead of waiting. */
   clock?: Clock;
+  /** How webhook hosts resolve; the system's resolver unless a test stands in for DNS (a rebinding name). */
+  resolve?: Resolve;
 }
 
 export interface App {
@@ -123,9 +133,11 @@ export interface App {
   accounts: AccountService;
   /** The review queue's writer and sweep (tests sweep after moving the clock instead of waiting for it). */
   reviews: ReviewRecorder;
+  /** Sends webhook deliveries (tests drain it after moving the clock instead of waiting for a retry). */
+  webhooks: WebhookDispatcher;
 }
 
-export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing, clock = systemClock }: AppDependencies): Promise<App> {
+export async function buildApp({ config, storage, redis, logStream, tracer = noHttpTracing, clock = systemClock, resolve = systemResolve }: AppDependencies): Promise<App> {
   const app = Fastify({
     logger: { level: config.logLevel, stream: logStream ?? (await logDestination(config.logFormat)) },
     genReqId: requestIdFor,
@@ -165,7 +177,13 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
         (error: unknown) => app.log.warn({ err: error, keyId }, 'key.expired could not be recorded'),
       ), clock);
   const personas = new PersonaService(new PersonaRepository(storage.db));
-  const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas);
+  // Webhooks (docs/webhooks.md): changes write their events into the outbox; every instance sends it.
+  const webhookRepository = new WebhookRepository(storage.db, storage.engine);
+  const recordWebhookEvent = (entry: Parameters<WebhookRepository['record']>[0]) =>
+    webhookRepository.record(entry).catch((error: unknown) => app.log.warn({ err: error, type: entry.event.type }, 'webhook event could not be recorded'));
+  const history = new PersonaHistory(new PersonaHistoryRepository(storage.db), personas, (actor, refusal) =>
+    recordWebhookEvent({ accountId: actor.accountId, at: new Date(clock.now()).toISOString(), event: { type: 'label.refused', data: { ...refusal, keyId: actor.keyId } } }),
+  );
   const compiledPersonas = new CompiledPersonas(personas, history);
   const memoryLimiter = new MemoryRateLimiter(config.rateLimitPerMinute);
   const rateLimiter: RateLimiter = redis
@@ -183,6 +201,26 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     : memoryBudgets;
   const idempotencyStore = new IdempotencyRepository(storage.db, storage.engine);
   const secrets = new SecretRepository(storage.db);
+  const webhookSeal = new SecretSeal(() => new ServiceSecret(secrets, 'webhook-secret-seal').get());
+  const allowedHosts = new AllowedHosts(config.webhooks.allowedHosts);
+  const webhookDispatcher = new WebhookDispatcher(
+    webhookRepository,
+    new WebhookSender({ allowedHosts, resolve, timeoutMs: config.webhooks.timeoutMs }),
+    webhookSeal,
+    clock,
+    {
+      retrySchedule: config.webhooks.retrySchedule,
+      timeoutMs: config.webhooks.timeoutMs,
+      userAgent: `${SERVICE_VERSION} webhooks`,
+      onError: (error, message) => app.log.warn({ err: error }, message),
+    },
+  );
+  // Started once the app listens (server.ts and tests call start through onReady); closed before storage.
+  app.addHook('onReady', async () => webhookDispatcher.start());
+  app.addHook('onClose', () => webhookDispatcher.close());
+  const pruneWebhooks = setInterval(() => void webhookRepository.prune(new Date(clock.now() - 30 * 86_400_000).toISOString()).catch(() => {}), 60 * 60_000);
+  pruneWebhooks.unref();
+  app.addHook('onClose', async () => clearInterval(pruneWebhooks));
   const idempotencyOptions = {
     store: idempotencyStore, waitMs: config.providerTimeoutMs + 5_000, staleAfterMs: config.providerTimeoutMs + 60_000,
     hashKey: new ServiceSecret(secrets, 'idempotency-hmac'),
@@ -273,6 +311,9 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(ApiKey);
   app.addSchema(IssuedApiKey);
   app.addSchema(LabelPolicy);
+  app.addSchema(Webhook);
+  app.addSchema(WebhookWithSecretSchema);
+  app.addSchema(WebhookDelivery);
   app.addSchema(Sample);
   app.addSchema(EvalResult);
   app.addSchema(EvalRun);
@@ -305,6 +346,13 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
         refines: refineLimiter,
         metrics,
         record: (author, entry) => accountRepository.recordEvent(author, entry),
+        thresholdCrossed: (accountId, { keyId, limit, used, percent, day }) =>
+          void recordWebhookEvent({
+            accountId,
+            at: new Date(clock.now()).toISOString(),
+            event: { type: 'budget.threshold', data: { keyId, limit: 'tokensPerDay', budget: limit, percent, used, day } },
+            onceKey: `budget.threshold:${keyId}:${percent}:${day}`,
+          }),
         warn: (detail, message) => v1.log.warn(detail, message),
       });
       installBudgets(v1, metering);
@@ -343,9 +391,10 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       await v1.register(qualityRoutes, { quality: new QualityReport(qualityRepository, qualityRecorder, personas, clock) });
       await v1.register(feedbackRoutes, { feedback: new FeedbackService(feedbackRepository, qualityRecorder, personas, clock, config.usageFlushMs) });
       await v1.register(keyRoutes, { keys: new KeyService(accountRepository) });
+      await v1.register(webhookRoutes, { webhooks: new WebhookService(webhookRepository, webhookSeal, allowedHosts, resolve, clock) });
     },
     { prefix: '/v1' },
   );
   await app.register(async (instance) => routeMethods.install(instance));
-  return { app, accounts, reviews: reviewRecorder };
+  return { app, accounts, reviews: reviewRecorder, webhooks: webhookDispatcher };
 }

@@ -4,6 +4,7 @@
  */
 import { resolve } from 'node:path';
 import { findProviderConfigProblem, type ProviderOverrides } from './providers/provider-config.js';
+import { DEFAULT_RETRY_SCHEDULE_MS, parseRetrySchedule } from './webhooks/delivery-schedule.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
@@ -34,8 +35,18 @@ export interface Config {
   /** How long a cached answer is kept; a request's max-age beyond it cannot hit older answers. */
   cacheTtlSeconds: number;
   logFormat: LogFormat;
+  webhooks: WebhookConfig;
   /** OpenTelemetry export; undefined (the default) means no tracing code is even loaded. */
   tracing: TracingConfig | undefined;
+}
+
+export interface WebhookConfig {
+  /** Hosts (lower case) that may use http and resolve to private addresses. */
+  allowedHosts: string[];
+  /** The waits before each retry. */
+  retrySchedule: readonly number[];
+  /** How long a receiver has to answer. */
+  timeoutMs: number;
 }
 
 /** JSON lines for machines; coloured text for a person at a terminal. */
@@ -120,6 +131,21 @@ function workers(env: Env, cores: number): number {
   if (raw === undefined || raw === '') return 1;
   if (raw === 'auto') return cores;
   return integer(env, 'WORKERS', 1, 1, 256);
+}
+
+function webhookConfig(env: Env): WebhookConfig {
+  const hosts = env.WEBHOOK_ALLOWED_HOSTS?.trim() ?? '';
+  const allowedHosts = hosts === '' ? [] : hosts.split(',').map((host) => host.trim().toLowerCase().replace(/^\[(.*)\]$/, '$1'));
+  const badHost = allowedHosts.find((host) => !/^[a-z0-9.:_-]{1,253}$/.test(host));
+  if (badHost !== undefined) throw new ConfigError('WEBHOOK_ALLOWED_HOSTS', `has "${badHost}": list host names or IP addresses, comma-separated, without scheme or port`);
+  const scheduleText = env.WEBHOOK_RETRY_SCHEDULE?.trim() ?? '';
+  let retrySchedule = DEFAULT_RETRY_SCHEDULE_MS;
+  if (scheduleText !== '') {
+    const parsed = parseRetrySchedule(scheduleText);
+    if ('problem' in parsed) throw new ConfigError('WEBHOOK_RETRY_SCHEDULE', parsed.problem);
+    retrySchedule = parsed.schedule;
+  }
+  return { allowedHosts, retrySchedule, timeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000) };
 }
 
 function logFormat(env: Env, stdoutIsTty: boolean): LogFormat {
@@ -210,6 +236,7 @@ export function loadConfig(env: Env = process.env, cores = 1, stdoutIsTty = fals
     cacheMemoryBytes: integer(env, 'CACHE_MEMORY_BYTES', 64 * 1024 * 1024, 0, 64 * 1024 * 1024 * 1024),
     cacheTtlSeconds: integer(env, 'CACHE_TTL_SECONDS', 86_400, 1, 30 * 86_400),
     logFormat: logFormat(env, stdoutIsTty),
+    webhooks: webhookConfig(env),
     tracing: tracing(env),
   };
 }

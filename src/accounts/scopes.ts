@@ -13,6 +13,7 @@ export const SCOPES = [
   'usage:read',
   'audit:read',
   'keys:admin',
+  'webhooks:admin',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];

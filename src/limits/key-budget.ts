@@ -36,12 +36,18 @@ export type Admission =
 
 export interface BudgetStore {
   admit(lines: readonly BudgetLine[], day: string, reservationId: string, estimate: number, now: number): Promise<Admission>;
-  /** Adds what the refine spent to every line and frees its reservation; the least any line has left. */
-  settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number, now: number): Promise<number>;
+  /** Adds what the refine spent to every line and frees its reservation. */
+  settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number, now: number): Promise<Settlement>;
   /** The least any line has left today, reserving nothing. */
   remaining(lines: readonly BudgetLine[], day: string): Promise<number>;
   /** True the first time it is called for this key, limit and window (budget.exceeded is written once). */
   firstExceeded(keyId: string, window: string): Promise<boolean>;
+}
+
+/** After a settle: the least any line has left, and what each line (in order) has used today, this refine included. */
+export interface Settlement {
+  remaining: number;
+  used: number[];
 }
 
 interface LineState {
@@ -110,7 +116,7 @@ export class MemoryBudgetStore implements BudgetStore {
     return { admitted: true, remaining: leastLeft(lines, states) };
   }
 
-  async settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number): Promise<number> {
+  async settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number): Promise<Settlement> {
     const states = lines.map(({ keyId }) => this.state(keyId, day));
     for (const state of states) {
       const reservation = reservationId === undefined ? undefined : state.reservations.get(reservationId);
@@ -124,7 +130,7 @@ export class MemoryBudgetStore implements BudgetStore {
       }
       state.used += tokens;
     }
-    return leastLeft(lines, states);
+    return { remaining: leastLeft(lines, states), used: states.map((state) => state.used) };
   }
 
   async remaining(lines: readonly BudgetLine[], day: string): Promise<number> {
@@ -187,10 +193,11 @@ for i = 1, lines do
 end
 return {1, remaining}`;
 
-// KEYS: as ADMIT. ARGV: reservation id ('' for none), tokens, key ttl, then each line's limit. Returns the least left.
+// KEYS: as ADMIT. ARGV: reservation id ('' for none), tokens, key ttl, then each line's limit. Returns the least left, then each line's use.
 const SETTLE = `
 local id, tokens, ttl = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local remaining = nil
+local useds = {}
 for i = 1, #KEYS / 2 do
   local h, z = KEYS[2 * i - 1], KEYS[2 * i]
   if id ~= '' and redis.call('ZREM', z, id) == 1 then
@@ -204,10 +211,11 @@ for i = 1, #KEYS / 2 do
   end
   local used = redis.call('HINCRBY', h, 'used', tokens)
   redis.call('EXPIRE', h, ttl)
+  useds[i] = used
   local left = tonumber(ARGV[3 + i]) - used
   if remaining == nil or left < remaining then remaining = left end
 end
-return remaining`;
+return {remaining, unpack(useds)}`;
 
 // KEYS: each line's counts hash. ARGV: each line's limit.
 const REMAINING = `
@@ -266,11 +274,12 @@ export class RedisBudgetStore implements BudgetStore {
     );
   }
 
-  settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number, now: number): Promise<number> {
+  settle(lines: readonly BudgetLine[], day: string, reservationId: string | undefined, tokens: number, now: number): Promise<Settlement> {
     return this.shared(
       async () => {
         const keys = lineKeys(lines, day);
-        return Number(await this.redis.eval(SETTLE, keys.length, ...keys, reservationId ?? '', tokens, DAY_SECONDS, ...lines.map(({ limit }) => limit)));
+        const [remaining, ...used] = (await this.redis.eval(SETTLE, keys.length, ...keys, reservationId ?? '', tokens, DAY_SECONDS, ...lines.map(({ limit }) => limit))) as number[];
+        return { remaining: Number(remaining), used: used.map(Number) };
       },
       () => this.fallback.settle(lines, day, reservationId, tokens, now),
     );

@@ -11,7 +11,7 @@ import type { Actor } from '../storage/change-log.js';
 import type { EvalRunRow } from '../storage/eval-repository.js';
 import type { LabelPolicyRepository, LabelPolicyRow } from '../storage/label-policy-repository.js';
 import type { LabelGate } from '../storage/persona-history-repository.js';
-import { isProtected, PROTECTED_BY_DEFAULT, type ProtectedLabelRight } from './labels.js';
+import { isProtected, LabelRefused, PROTECTED_BY_DEFAULT, type ProtectedLabelRight } from './labels.js';
 import { checkLabelName } from './persona-history.js';
 import { personaNotFound, type PersonaService } from './persona-service.js';
 
@@ -134,7 +134,7 @@ export class LabelPolicies {
       (policy.minPassRate === null || run.passRate >= policy.minPassRate);
     const allowing = runs.find(meets);
     if (allowing) return allowing.id;
-    throw new DomainError('conflict', gateMessage(label, version, policy, runs[0], oldest));
+    throw new LabelRefused(label, version, gateMessage(label, version, policy, runs[0], oldest));
   }
 }
 

@@ -1,4 +1,5 @@
 /** Persona labels: their names' bounds and shape (docs/versions.md). */
+import { DomainError } from '../errors.js';
 
 export const LABEL_MAX_LENGTH = 40;
 /** The label every persona has without setting it: its newest version. */
@@ -21,3 +22,15 @@ export const isProtected = (label: string, storedProtection: number | null | und
 
 /** Each label and the version it points at; `latest` is implicit and not listed. */
 export type PersonaLabels = Record<string, number>;
+
+/** A label move its policy refused: a 409 whose message says what the move needs (a label.refused webhook event). */
+export class LabelRefused extends DomainError {
+  constructor(
+    readonly label: string,
+    readonly version: number,
+    message: string,
+  ) {
+    super('conflict', message);
+    this.name = 'LabelRefused';
+  }
+}

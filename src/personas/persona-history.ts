@@ -3,7 +3,7 @@
  * newest, point labels at versions, and resolve what refine and check pin to.
  */
 import { invalidRequest, notFound } from '../errors.js';
-import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels } from './labels.js';
+import { LABEL_MAX_LENGTH, LabelRefused, LATEST_LABEL, type PersonaLabels } from './labels.js';
 import type { Actor } from '../storage/change-log.js';
 import type { HistoryMiss, LabelGate, PersonaHistoryRepository, PersonaVersionRow } from '../storage/persona-history-repository.js';
 import {
@@ -32,6 +32,14 @@ export interface VersionPage {
   limit: number | undefined;
 }
 
+/** A label move a policy refused, and why (the 409's message). */
+export interface LabelRefusal {
+  personaId: string;
+  label: string;
+  version: number;
+  reason: string;
+}
+
 /** What a refine or check asks for; neither means the newest version. */
 export interface PersonaPin {
   personaVersion?: number;
@@ -58,9 +66,11 @@ const versionNotFound = (id: string, version: number) => notFound(`version ${ver
 const labelNotFound = (id: string, label: string) => notFound(`label "${label}" of persona "${id}" not found`);
 
 export class PersonaHistory {
+  /** `refused`: told of every label move a policy refused (a label.refused webhook event); it must not throw. */
   constructor(
     private readonly history: PersonaHistoryRepository,
     private readonly personas: PersonaService,
+    private readonly refused: (actor: Actor, refusal: LabelRefusal) => Promise<void> = async () => {},
   ) {}
 
   async listVersions(accountId: string, id: string, page: { limit?: number; cursor?: number }): Promise<VersionPage> {
@@ -104,7 +114,13 @@ export class PersonaHistory {
     if (!isPersonaId(id)) throw personaNotFound(id);
     checkLabelName(label, { allowLatest: false });
     const expected = await expectedVersions(ifMatch, () => this.personas.get(actor.accountId, id));
-    const outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, gate, expected);
+    let outcome;
+    try {
+      outcome = await this.history.setLabel({ ...actor, at: new Date().toISOString() }, id, label, version, gate, expected);
+    } catch (error) {
+      if (error instanceof LabelRefused) await this.refused(actor, { personaId: id, label, version, reason: error.message });
+      throw error;
+    }
     if (outcome.status !== 'done') throw this.missError(outcome, id, { version, label });
     return this.labels(actor.accountId, id);
   }

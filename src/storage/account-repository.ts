@@ -1,6 +1,7 @@
 /** Accounts and their API keys. Keys are held only as SHA-256 hashes. */
-import type { Insertable, Kysely, Selectable } from 'kysely';
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import { type ChangeAuthor, type AuditEntry, recordEvent } from './change-log.js';
+import { recordWebhookEvent } from './webhook-outbox.js';
 import { precompiled } from './precompiled.js';
 import type { AccountsTable, ApiKeysTable, Database } from './schema.js';
 
@@ -47,7 +48,10 @@ export class AccountRepository {
   async insertKey(key: NewApiKey, event?: { author: ChangeAuthor; entry: AuditEntry }): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
       await trx.insertInto('api_keys').values(key).execute();
-      if (event) await recordEvent(trx, event.author, event.entry);
+      if (event) {
+        await recordEvent(trx, event.author, event.entry);
+        await recordKeyEvent(trx, 'key.created', event.author, { id: key.id, name: key.name ?? '' });
+      }
     });
   }
 
@@ -69,6 +73,7 @@ export class AccountRepository {
       if (Number(live) >= maxLive) return false;
       await trx.insertInto('api_keys').values(key as never).execute();
       await recordEvent(trx, event.author, event.entry);
+      await recordKeyEvent(trx, 'key.created', event.author, key);
       return true;
     });
   }
@@ -131,6 +136,7 @@ export class AccountRepository {
       if (isLastAdmin(target, keys.filter((k) => k.id !== id))) return 'last_admin';
       await trx.updateTable('api_keys').set({ revoked_at: author.at }).where('id', '=', id).execute();
       await recordEvent(trx, author, { action: 'key.revoked', keyId: id });
+      await recordKeyEvent(trx, 'key.revoked', author, target);
       return 'revoked';
     });
   }
@@ -192,4 +198,9 @@ export class AccountRepository {
     }
     return true;
   }
+}
+
+/** key.created and key.revoked, for the account's webhooks: the key's id and name, never its secret or hash. */
+async function recordKeyEvent(trx: Transaction<Database>, type: 'key.created' | 'key.revoked', author: ChangeAuthor, key: { id: string; name: string }): Promise<void> {
+  await recordWebhookEvent(trx, { accountId: author.accountId, at: author.at, event: { type, data: { keyId: key.id, name: key.name, by: author.keyId } } });
 }

@@ -5,8 +5,9 @@
  * that holds only while the run is still running, so a cancelled or deleted
  * run gains nothing afterwards.
  */
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
 import type { Database, EvalResultsTable, EvalRunsTable } from './schema.js';
+import { recordWebhookEvent } from './webhook-outbox.js';
 
 export type EvalRunRow = Selectable<EvalRunsTable>;
 export type EvalResultRow = Selectable<EvalResultsTable>;
@@ -87,16 +88,24 @@ export class EvalRepository {
     });
   }
 
-  /** Ends a run still in flight; false when it had ended already (or is not this owner's, when one is given). */
+  /**
+   * Ends a run still in flight; false when it had ended already (or is not this owner's, when one is given).
+   * A run that completed or failed tells the account's webhooks in the same transaction.
+   */
   async finish(id: string, end: { status: EvalRunRow['status']; error: string | null; at: string; owner?: string; accountId?: string }): Promise<boolean> {
-    let query = this.db
-      .updateTable('eval_runs')
-      .set({ status: end.status, error: end.error, finished_at: end.at })
-      .where('id', '=', id)
-      .where('status', 'in', ACTIVE);
-    if (end.owner !== undefined) query = query.where('owner', '=', end.owner);
-    if (end.accountId !== undefined) query = query.where('account_id', '=', end.accountId);
-    return Number((await query.executeTakeFirst()).numUpdatedRows) === 1;
+    return this.db.transaction().execute(async (trx) => {
+      let query = trx
+        .updateTable('eval_runs')
+        .set({ status: end.status, error: end.error, finished_at: end.at })
+        .where('id', '=', id)
+        .where('status', 'in', ACTIVE);
+      if (end.owner !== undefined) query = query.where('owner', '=', end.owner);
+      if (end.accountId !== undefined) query = query.where('account_id', '=', end.accountId);
+      const ended = await query.returning(['id', 'account_id', 'persona_id', 'version', 'summary', 'status', 'error']).executeTakeFirst();
+      if (ended === undefined) return false;
+      await recordEvalEnd(trx, ended, end.at);
+      return true;
+    });
   }
 
   /** This owner's runs still in flight, their heartbeat renewed; a run missing from the answer was ended elsewhere. */
@@ -116,14 +125,43 @@ export class EvalRepository {
       .execute();
   }
 
-  /** Runs whose instance stopped saying it runs them: ended as interrupted, what finished kept. */
+  /** Runs whose instance stopped saying it runs them: ended as interrupted, what finished kept (each an eval.failed event). */
   async interruptStale(staleBefore: string, at: string, error: string): Promise<number> {
-    const updated = await this.db
-      .updateTable('eval_runs')
-      .set({ status: 'interrupted', error, finished_at: at })
-      .where('status', 'in', ACTIVE)
-      .where('heartbeat_at', '<', staleBefore)
-      .executeTakeFirst();
-    return Number(updated.numUpdatedRows);
+    return this.db.transaction().execute(async (trx) => {
+      const ended = await trx
+        .updateTable('eval_runs')
+        .set({ status: 'interrupted', error, finished_at: at })
+        .where('status', 'in', ACTIVE)
+        .where('heartbeat_at', '<', staleBefore)
+        .returning(['id', 'account_id', 'persona_id', 'version', 'summary', 'status', 'error'])
+        .execute();
+      for (const run of ended) await recordEvalEnd(trx, run, at);
+      return ended.length;
+    });
+  }
+}
+
+type EndedRun = Pick<EvalRunRow, 'id' | 'account_id' | 'persona_id' | 'version' | 'summary' | 'status' | 'error'>;
+
+/** eval.completed, or eval.failed for a run that failed or was interrupted (a cancelled run was someone's choice: no event). */
+async function recordEvalEnd(trx: Transaction<Database>, run: EndedRun, at: string): Promise<void> {
+  if (run.status !== 'completed' && run.status !== 'failed' && run.status !== 'interrupted') return;
+  const base = { personaId: run.persona_id, evalId: run.id, version: run.version, summary: parseSummary(run.summary) };
+  await recordWebhookEvent(trx, {
+    accountId: run.account_id,
+    at,
+    event:
+      run.status === 'completed'
+        ? { type: 'eval.completed', data: base }
+        : { type: 'eval.failed', data: { ...base, status: run.status, error: run.error } },
+  });
+}
+
+function parseSummary(stored: string): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(stored);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  } catch {
+    return {};
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { type ChangeAuthor, inTransaction, lockPersona, Rollback, recordEvent, recordVersion } from './change-log.js';
+import { personaData, recordWebhookEvent } from './webhook-outbox.js';
 import { EvalRepository, type EvalRunRow } from './eval-repository.js';
 import { LabelPolicyRepository, type LabelPolicyRow } from './label-policy-repository.js';
 import { precompiled } from './precompiled.js';
@@ -102,6 +103,7 @@ export class PersonaHistoryRepository {
         .executeTakeFirstOrThrow();
       await recordVersion(trx, row, author);
       await recordEvent(trx, author, { action: 'persona.restored', personaId, version: row.version, fromVersion: version });
+      await recordWebhookEvent(trx, { accountId: author.accountId, at: author.at, event: { type: 'persona.updated', data: personaData(row) } });
       return { status: 'restored', row };
     });
   }
@@ -127,6 +129,14 @@ export class PersonaHistoryRepository {
       else await trx.insertInto('persona_labels').values(row).execute();
       const detail = evalId === undefined ? null : `evalId=${evalId}`;
       await recordEvent(trx, author, { action: 'label.set', personaId, label, version, fromVersion: previous?.version ?? null, detail });
+      await recordWebhookEvent(trx, {
+        accountId: author.accountId,
+        at: author.at,
+        event: {
+          type: 'label.moved',
+          data: { personaId, label, fromVersion: previous?.version ?? null, toVersion: version, ...(evalId === undefined ? {} : { evalId }), keyId: author.keyId },
+        },
+      });
       return { status: 'done', version };
     });
   }

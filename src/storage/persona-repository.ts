@@ -4,6 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import { type ChangeAuthor, lockPersona, recordEvent, recordVersion } from './change-log.js';
+import { personaData, recordWebhookEvent } from './webhook-outbox.js';
 import { precompiled } from './precompiled.js';
 import type { Database, PersonasTable } from './schema.js';
 
@@ -38,6 +39,7 @@ export class PersonaRepository {
       await trx.insertInto('personas').values(row).execute();
       await recordVersion(trx, row, author);
       await recordEvent(trx, author, { action: 'persona.created', personaId: row.id, version: row.version });
+      await recordWebhookEvent(trx, { accountId: author.accountId, at: author.at, event: { type: 'persona.created', data: personaData(row) } });
     });
     return row;
   }
@@ -78,6 +80,7 @@ export class PersonaRepository {
       if (!updated) return undefined;
       await recordVersion(trx, updated, author);
       await recordEvent(trx, author, { action: 'persona.updated', personaId: id, version: updated.version });
+      await recordWebhookEvent(trx, { accountId: author.accountId, at: author.at, event: { type: 'persona.updated', data: personaData(updated) } });
       return updated;
     });
     if (row) return { status: 'updated', row };
@@ -105,6 +108,7 @@ export class PersonaRepository {
           .execute(),
       );
       if (expectedVersions !== undefined && !expectedVersions.includes(current)) return { status: 'version_mismatch' };
+      const { name } = await trx.selectFrom('personas').select('name').where('id', '=', id).executeTakeFirstOrThrow();
       await trx.deleteFrom('personas').where('id', '=', id).execute();
       await trx.deleteFrom('persona_labels').where('persona_id', '=', id).execute();
       await trx.deleteFrom('label_policies').where('persona_id', '=', id).execute();
@@ -116,6 +120,7 @@ export class PersonaRepository {
         await trx.deleteFrom(table).where('account_id', '=', author.accountId).where('persona_id', '=', id).execute();
       }
       await recordEvent(trx, author, { action: 'persona.deleted', personaId: id, version: current });
+      await recordWebhookEvent(trx, { accountId: author.accountId, at: author.at, event: { type: 'persona.deleted', data: { id, name, version: current } } });
       return { status: 'deleted' };
     });
   }

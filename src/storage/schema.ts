@@ -311,6 +311,50 @@ export interface ServiceSecretsTable {
   created_at: Generated<string>;
 }
 
+/** A webhook endpoint (docs/webhooks.md); its secrets are sealed, never stored as they are. */
+export interface WebhookEndpointsTable {
+  id: string;
+  account_id: string;
+  url: string;
+  /** JSON array of the subscribed event types (`*` for all). */
+  events: string;
+  description: string | null;
+  created_at: string;
+  /** 0 or 1. */
+  disabled: number;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  failing_since: string | null;
+}
+
+/** The outbox: an event, written in the transaction of the change that caused it. */
+export interface WebhookEventsTable {
+  id: string;
+  account_id: string;
+  type: string;
+  body: string;
+  created_at: string;
+  once_key: string | null;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  event_id: string;
+  endpoint_id: string;
+  account_id: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  /** While an instance is sending it: until when the others leave it alone. */
+  lease_until: string | null;
+  lease_owner: string | null;
+  created_at: string;
+}
+
 export interface Database {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
@@ -332,4 +376,7 @@ export interface Database {
   feedback: FeedbackTable;
   review_policies: ReviewPoliciesTable;
   reviews: ReviewsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_events: WebhookEventsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }

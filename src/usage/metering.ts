@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KeyLimits, LimitingKey } from '../accounts/authenticator.js';
 import { rateLimited } from '../errors.js';
-import type { BudgetLine, BudgetStore } from '../limits/key-budget.js';
+import type { BudgetLine, BudgetStore, Settlement } from '../limits/key-budget.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { Metrics } from '../metrics.js';
 import type { AuditEntry, ChangeAuthor } from '../storage/change-log.js';
@@ -39,7 +39,15 @@ export class MeteredWork {
   constructor(
     private readonly keyId: string,
     private readonly budget:
-      | { store: BudgetStore; lines: readonly BudgetLine[]; day: string; reservationId: string | undefined; remaining: number }
+      | {
+          store: BudgetStore;
+          lines: readonly BudgetLine[];
+          day: string;
+          reservationId: string | undefined;
+          remaining: number;
+          /** Told of every settlement, to notice the thresholds it crosses. */
+          settled: (settlement: Settlement, tokens: number) => void;
+        }
       | undefined,
     private readonly onError: (error: unknown) => void,
   ) {}
@@ -62,7 +70,7 @@ export class MeteredWork {
     if (tokens <= 0 || !this.budget) return;
     const { store, lines, day } = this.budget;
     // Counted after the reservation was settled (a stream's client left early): added on its own.
-    if (this.settled) void store.settle(lines, day, undefined, tokens, Date.now()).catch(this.onError);
+    if (this.settled) void store.settle(lines, day, undefined, tokens, Date.now()).then((settlement) => this.budget?.settled(settlement, tokens), this.onError);
     else this.tokens += tokens;
   }
 
@@ -70,9 +78,11 @@ export class MeteredWork {
   async settle(): Promise<number | undefined> {
     if (this.settled || !this.budget) return undefined;
     this.settled = true;
-    const { store, lines, day, reservationId } = this.budget;
+    const { store, lines, day, reservationId, settled } = this.budget;
     try {
-      return await store.settle(lines, day, reservationId, this.tokens, Date.now());
+      const settlement = await store.settle(lines, day, reservationId, this.tokens, Date.now());
+      settled(settlement, this.tokens);
+      return settlement.remaining;
     } catch (error) {
       this.onError(error);
       return undefined;
@@ -85,8 +95,33 @@ export interface MeteringOptions {
   refines: RateLimiter;
   metrics: Metrics;
   record: (author: ChangeAuthor, entry: AuditEntry) => Promise<void>;
+  /** A key's spending crossed 80 % or 100 % of a tokensPerDay budget (each crossing is seen by one settlement only). */
+  thresholdCrossed: (accountId: string, crossing: BudgetCrossing) => void;
   warn: (detail: Record<string, unknown>, message: string) => void;
   waitMs?: number;
+}
+
+/** Where a budget's owners are told of its spending (a budget.threshold webhook event). */
+export const BUDGET_THRESHOLDS = [80, 100] as const;
+
+export interface BudgetCrossing {
+  keyId: string;
+  limit: number;
+  percent: (typeof BUDGET_THRESHOLDS)[number];
+  used: number;
+  day: string;
+}
+
+/** The thresholds a settlement of `tokens` moved each line across: the spending before it was below, after it is not. */
+export function crossings(lines: readonly BudgetLine[], day: string, { used }: Settlement, tokens: number): BudgetCrossing[] {
+  return lines.flatMap(({ keyId, limit }, index) => {
+    const after = used[index] ?? 0;
+    const before = after - tokens;
+    return BUDGET_THRESHOLDS.filter((percent) => {
+      const threshold = Math.ceil((limit * percent) / 100);
+      return before < threshold && after >= threshold;
+    }).map((percent) => ({ keyId, limit, percent, used: after, day }));
+  });
 }
 
 /** The key first, then the keys it was created under: a limit of any of them bounds the work. */
@@ -116,8 +151,11 @@ export class Metering {
     const lines = budgetKeys(who).flatMap(({ keyId, limits }) => (limits.tokensPerDay === null ? [] : [{ keyId, limit: limits.tokensPerDay }]));
     if (lines.length === 0) return new MeteredWork(who.keyId, undefined, this.warnSettle);
     const { store } = this.options;
+    const settled = (day: string) => (settlement: Settlement, tokens: number) => {
+      for (const crossing of crossings(lines, day, settlement, tokens)) this.options.thresholdCrossed(who.accountId, crossing);
+    };
     const admitted = (day: string, reservationId: string | undefined, remaining: number) =>
-      new MeteredWork(who.keyId, { store, lines, day, reservationId, remaining }, this.warnSettle);
+      new MeteredWork(who.keyId, { store, lines, day, reservationId, remaining, settled: settled(day) }, this.warnSettle);
     // Nothing to reserve, so nothing to wait for or refuse: what it spends (nothing) is still settled.
     if (estimate <= 0) {
       const day = utcDay(Date.now());

@@ -10,6 +10,8 @@ import type { Clock } from '../../src/clock.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { ReviewRecorder } from '../../src/quality/review-recorder.js';
 import { openStorage, type Storage } from '../../src/storage/database.js';
+import type { WebhookDispatcher } from '../../src/webhooks/webhook-dispatcher.js';
+import type { Resolve } from '../../src/webhooks/webhook-sender.js';
 import { checkResponseBody, ResponseBodyCheck } from './response-bodies.js';
 import { sqliteTarget, type StorageTarget } from './storage-targets.js';
 
@@ -29,6 +31,8 @@ export interface TestServer {
   config: Config;
   /** The review queue's writer: `sweep()` deletes what is due by the server's clock. */
   reviews: ReviewRecorder;
+  /** The webhook dispatcher: `drain()` sends what is due by the server's clock and waits for it. */
+  webhooks: WebhookDispatcher;
   logs: string[];
   /**
    * Authenticated fetch against the server with JSON defaults. A 2xx JSON body is checked
@@ -62,6 +66,8 @@ export async function startTestServer(
     beforeListen?: (app: FastifyInstance) => void;
     /** The time keys are judged by (test/helpers/stepped-clock.ts moves it past a cache or an expiry). */
     clock?: Clock;
+    /** Stands in for DNS when webhook hosts are resolved (a name that rebinds). */
+    resolve?: Resolve;
   } = {},
 ): Promise<TestServer> {
   const database = options.shareDatabaseWith
@@ -84,7 +90,7 @@ export async function startTestServer(
       done();
     },
   });
-  const { app, accounts, reviews } = await buildApp({ config, storage, logStream, redis: options.redis, clock: options.clock });
+  const { app, accounts, reviews, webhooks } = await buildApp({ config, storage, logStream, redis: options.redis, clock: options.clock, resolve: options.resolve });
   await accounts.bootstrap(config.bootstrapApiKey);
   options.beforeListen?.(app);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
@@ -99,6 +105,7 @@ export async function startTestServer(
     storage,
     config,
     reviews,
+    webhooks,
     logs,
     async request(path, init = {}) {
       const { json, key = TEST_KEY, headers, ...rest } = init;

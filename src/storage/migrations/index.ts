@@ -12,6 +12,7 @@ import { usageEndpoints } from './2026-11-28-037-usage-endpoints.js';
 import { qualityAndFeedback } from './2026-11-28-038-quality-and-feedback.js';
 import { reviewQueue } from './2026-11-28-039-review-queue.js';
 import { qualityTokens } from './2026-11-28-040-quality-tokens.js';
+import { webhooks } from './2026-11-28-041-webhooks.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-038-quality-and-feedback': qualityAndFeedback,
   '2026-11-28-039-review-queue': reviewQueue,
   '2026-11-28-040-quality-tokens': qualityTokens,
+  '2026-11-28-041-webhooks': webhooks,
 };
