@@ -62,6 +62,14 @@ describe('the OpenAPI document', () => {
       'get /v1/personas/{id}/evals/{evalId}': ['evals'],
       'post /v1/personas/{id}/evals/{evalId}/cancel': ['evals'],
       'get /v1/personas/{id}/evals/{evalId}/events': ['evals'],
+      'post /v1/webhooks': ['webhooks:admin'],
+      'get /v1/webhooks': ['webhooks:admin'],
+      'get /v1/webhooks/{id}': ['webhooks:admin'],
+      'patch /v1/webhooks/{id}': ['webhooks:admin'],
+      'delete /v1/webhooks/{id}': ['webhooks:admin'],
+      'post /v1/webhooks/{id}/test': ['webhooks:admin'],
+      'post /v1/webhooks/{id}/rotate-secret': ['webhooks:admin'],
+      'get /v1/webhooks/{id}/deliveries': ['webhooks:admin'],
     };
     const expected = [
       'post /v1/personas',
@@ -107,6 +115,14 @@ describe('the OpenAPI document', () => {
       'get /v1/personas/{id}/evals/{evalId}',
       'post /v1/personas/{id}/evals/{evalId}/cancel',
       'get /v1/personas/{id}/evals/{evalId}/events',
+      'post /v1/webhooks',
+      'get /v1/webhooks',
+      'get /v1/webhooks/{id}',
+      'patch /v1/webhooks/{id}',
+      'delete /v1/webhooks/{id}',
+      'post /v1/webhooks/{id}/test',
+      'post /v1/webhooks/{id}/rotate-secret',
+      'get /v1/webhooks/{id}/deliveries',
     ];
     const operations = Object.entries(document.paths as Record<string, Record<string, any>>).flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => `${method} ${path}`),

@@ -72,6 +72,12 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     return (await response.json()).id as string;
   };
 
+  /** An endpoint to manage: deliveries to it fail (nothing listens on the discard port), which is all the walk needs. */
+  const hook = async () => {
+    const response = await server.request('/v1/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/hook', events: ['*'] } });
+    return (await response.json()).id as string;
+  };
+
   const routes: RouteCall[] = [
     { method: 'POST', path: () => '/v1/personas', scope: 'personas:write', json: () => ({ name: 'New' }) },
     { method: 'GET', path: () => '/v1/personas', scope: 'personas:read' },
@@ -116,6 +122,14 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'POST', path: async () => `/v1/keys/${await disposableKey()}/rotate`, scope: 'keys:admin', json: () => ({ graceSeconds: 0 }) },
     { method: 'POST', path: () => '/v1/keys', scope: 'keys:admin', json: () => ({ name: 'made', scopes: ['keys:admin'] }) },
     { method: 'GET', path: () => '/v1/keys/current', scope: 'any' },
+    { method: 'POST', path: () => '/v1/webhooks', scope: 'webhooks:admin', json: () => ({ url: 'http://127.0.0.1:9/made', events: ['persona.created'] }) },
+    { method: 'GET', path: () => '/v1/webhooks', scope: 'webhooks:admin' },
+    { method: 'GET', path: async () => `/v1/webhooks/${await hook()}`, scope: 'webhooks:admin' },
+    { method: 'PATCH', path: async () => `/v1/webhooks/${await hook()}`, scope: 'webhooks:admin', json: () => ({ description: 'walked' }) },
+    { method: 'DELETE', path: async () => `/v1/webhooks/${await hook()}`, scope: 'webhooks:admin' },
+    { method: 'POST', path: async () => `/v1/webhooks/${await hook()}/test`, scope: 'webhooks:admin' },
+    { method: 'POST', path: async () => `/v1/webhooks/${await hook()}/rotate-secret`, scope: 'webhooks:admin' },
+    { method: 'GET', path: async () => `/v1/webhooks/${await hook()}/deliveries`, scope: 'webhooks:admin' },
     { method: 'GET', path: async () => `/v1/personas/${await persona()}/samples`, scope: 'personas:read' },
     { method: 'PUT', path: async () => `/v1/personas/${await persona()}/samples`, scope: 'personas:write', json: () => ({ samples: [{ content: 'Hi.' }] }) },
     { method: 'POST', path: async () => `/v1/personas/${(await evaluated()).id}/evals`, scope: 'evals', json: () => ({ provider: 'rules' }) },
@@ -136,7 +150,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
 
   beforeAll(async () => {
     fake = await startFakeProviderServer();
-    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', ...refineEnv(fake) } });
+    server = await startTestServer({ env: { RATE_LIMIT_PER_MINUTE: '100000', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', ...refineEnv(fake) } });
     walkedPersona = await persona();
     // The answer the feedback route rates, named by the request id it was asked with.
     const rated = await server.request('/v1/refine', {
@@ -169,6 +183,8 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       'GET /v1/personas/{id}/samples', 'PUT /v1/personas/{id}/samples', 'POST /v1/personas/{id}/evals', 'GET /v1/personas/{id}/evals',
       'GET /v1/personas/{id}/evals/compare', 'GET /v1/personas/{id}/evals/{evalId}', 'POST /v1/personas/{id}/evals/{evalId}/cancel',
       'GET /v1/personas/{id}/evals/{evalId}/events',
+      'POST /v1/webhooks', 'GET /v1/webhooks', 'GET /v1/webhooks/{id}', 'PATCH /v1/webhooks/{id}', 'DELETE /v1/webhooks/{id}',
+      'POST /v1/webhooks/{id}/test', 'POST /v1/webhooks/{id}/rotate-secret', 'GET /v1/webhooks/{id}/deliveries',
     ].sort();
     expect(documented).toEqual(templates);
     // Each template is walked once, in the order of `routes` (usage is walked twice: with and without groupBy).
