@@ -116,29 +116,38 @@ export class WebhookRepository {
   }
 
   /**
-   * Leases up to `limit` of an endpoint's due deliveries to `owner` until `leaseUntil`. The
-   * outer condition is checked again on each row as it is updated, so two instances claiming
-   * at once never both get one (PostgreSQL re-reads a row another transaction just leased).
+   * Leases up to `limit` of an endpoint's due deliveries to `owner` until `leaseUntil`; the
+   * condition is checked again on each row as it is updated, so two instances claiming at once
+   * never both get one. PostgreSQL picks the rows first (FOR UPDATE SKIP LOCKED) in their own
+   * statement: as a subquery of the UPDATE, its LIMIT may be applied per rescan and lease more.
    */
   async claim(endpointId: string, now: string, leaseUntil: string, owner: string, limit: number): Promise<ClaimedDelivery[]> {
-    let due = this.db
-      .selectFrom('webhook_deliveries')
-      .select('id')
-      .where('endpoint_id', '=', endpointId)
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .orderBy('next_attempt_at')
-      .limit(limit);
-    if (this.engine === 'postgres') due = due.forUpdate().skipLocked();
-    const claimed = await this.db
-      .updateTable('webhook_deliveries')
-      .set({ lease_until: leaseUntil, lease_owner: owner })
-      .where('id', 'in', due)
-      .where('status', '=', 'pending')
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .returning(['id', 'event_id', 'attempts'])
-      .execute();
+    const due = (db: Kysely<Database>) =>
+      db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpointId)
+        .where('status', '=', 'pending')
+        .where('next_attempt_at', '<=', now)
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .orderBy('next_attempt_at')
+        .limit(limit);
+    const lease = (db: Kysely<Database>, ids: string[] | ReturnType<typeof due>) =>
+      db
+        .updateTable('webhook_deliveries')
+        .set({ lease_until: leaseUntil, lease_owner: owner })
+        .where('id', 'in', ids)
+        .where('status', '=', 'pending')
+        .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
+        .returning(['id', 'event_id', 'attempts'])
+        .execute();
+    const claimed =
+      this.engine === 'postgres'
+        ? await this.db.transaction().execute(async (trx) => {
+            const ids = (await due(trx).forUpdate().skipLocked().execute()).map((row) => row.id);
+            return ids.length === 0 ? [] : lease(trx, ids);
+          })
+        : await lease(this.db, due(this.db));
     if (claimed.length === 0) return [];
     const endpoint = await this.db
       .selectFrom('webhook_endpoints')

@@ -42,15 +42,17 @@ export function refusedUrl(url: URL, allowedHosts: AllowedHosts): string | undef
 /** Resolves as the connection asks and refuses it when any address the name has is internal. */
 function guardedLookup(resolve: Resolve): LookupFunction {
   return (hostname, options, callback) => {
-    resolve(hostname).then(
-      (addresses) => {
-        const refusal = addresses.map(({ address }) => refusedAddress(hostname, address)).find((reason) => reason !== undefined);
-        if (refusal !== undefined) throw new RefusedAddress(refusal);
-        const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
-        const first = usable[0];
-        if (first === undefined) throw Object.assign(new Error(`host "${hostname}" not found`), { code: 'ENOTFOUND' });
+    const answer = resolve(hostname).then((addresses) => {
+      const refusal = addresses.map(({ address }) => refusedAddress(hostname, address)).find((reason) => reason !== undefined);
+      if (refusal !== undefined) throw new RefusedAddress(refusal);
+      const usable = options.family === 4 || options.family === 6 ? addresses.filter(({ family }) => family === options.family) : addresses;
+      if (usable.length === 0) throw Object.assign(new Error(`host "${hostname}" not found`), { code: 'ENOTFOUND' });
+      return usable;
+    });
+    answer.then(
+      (usable) => {
         if (options.all) (callback as unknown as (error: null, addresses: ResolvedAddress[]) => void)(null, usable);
-        else callback(null, first.address, first.family);
+        else callback(null, usable[0]!.address, usable[0]!.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),
     );

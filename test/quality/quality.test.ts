@@ -3,11 +3,9 @@
  * engines: the aggregates every refine, chat completion and check adds to, the day range
  * rules, feedback on an answer named by its X-Request-Id, and what deleting a persona removes.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { databaseText } from '../helpers/database-text.js';
 import { callerKey, refineEnv } from '../helpers/refine-fixture.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
 import { redisAvailable } from '../helpers/services.js';
@@ -26,20 +24,6 @@ const noTokens = { input: 0, output: 0 };
 function usageTokens(res: Response): { input: number; output: number } {
   const members = new Map((res.headers.get('x-usage') ?? '').split(', ').map((member) => member.split('=') as [string, string]));
   return { input: Number(members.get('input_tokens')), output: Number(members.get('output_tokens')) };
-}
-
-/** Every row of every table as text: what a reader of the database could see. */
-async function databaseText(server: TestServer): Promise<string> {
-  const config = server.config.database;
-  if (config.kind === 'sqlite') {
-    const dir = dirname(config.path);
-    return Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name)))).toString('latin1');
-  }
-  const db = server.storage.db;
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema()`.execute(db);
-  const rows = [];
-  for (const { table_name } of tables.rows) rows.push(...(await sql`select * from ${sql.table(table_name)}`.execute(db)).rows);
-  return JSON.stringify(rows);
 }
 
 describe.each(storageTargets)('quality on live traffic and feedback ($engine)', (target) => {
