@@ -213,6 +213,11 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       timeoutMs: config.webhooks.timeoutMs,
       userAgent: `${SERVICE_VERSION} webhooks`,
       onError: (error, message) => app.log.warn({ err: error }, message),
+      onAttempt: ({ outcome, ...attempt }) => {
+        metrics.webhookAttempts.inc({ outcome });
+        if (outcome === 'retry') app.log.info(attempt, 'webhook delivery failed; it is tried again');
+        else if (outcome === 'failed') app.log.warn(attempt, 'webhook delivery failed for good');
+      },
     },
   );
   // Started once the app listens (server.ts and tests call start through onReady); closed before storage.

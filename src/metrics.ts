@@ -18,6 +18,7 @@ export interface Metrics {
   slowReadersClosed: Counter;
   streamsReplaced: Counter;
   usageRowsDropped: Counter;
+  webhookAttempts: Counter<'outcome'>;
 }
 
 export function createMetrics(): Metrics {
@@ -84,6 +85,12 @@ export function createMetrics(): Metrics {
     streamsReplaced: new Counter({
       name: 'persona_refine_streams_replaced_total',
       help: 'Streamed refines whose shown text was not a prefix of the result, so done carried the whole result (replaced: true); a bug',
+      registers: [registry],
+    }),
+    webhookAttempts: new Counter({
+      name: 'persona_refine_webhook_attempts_total',
+      help: 'Webhook delivery attempts by outcome: delivered, retry (failed, tried again later) or failed (the last attempt failed)',
+      labelNames: ['outcome'],
       registers: [registry],
     }),
     usageRowsDropped: new Counter({

@@ -13,11 +13,15 @@ import type { SecretSeal } from './secret-seal.js';
 import { signatureHeader } from './signature.js';
 import type { WebhookSender } from './webhook-sender.js';
 
+export type AttemptKind = 'delivered' | 'retry' | 'failed';
+
 export interface DispatcherOptions {
   retrySchedule: readonly number[];
   timeoutMs: number;
   userAgent: string;
   onError: (error: unknown, message: string) => void;
+  /** Each attempt's outcome, for metrics and logs (never the URL: a receiver's URL may hold its own token). */
+  onAttempt: (attempt: { outcome: AttemptKind; endpointId: string; eventId: string; attempts: number; error?: string }) => void;
   /** Deliveries this instance sends at once. */
   maxInFlight?: number;
   /** Deliveries to one endpoint this instance sends at once: a slow receiver holds no more. */
@@ -163,6 +167,13 @@ export class WebhookDispatcher {
           disableIfFailingSince: new Date(at - DISABLE_AFTER_MS).toISOString(),
         };
     await this.deliveries.recordAttempt(delivery, this.owner, outcome);
+    this.options.onAttempt({
+      outcome: outcome.delivered ? 'delivered' : outcome.nextAttemptAt === undefined ? 'failed' : 'retry',
+      endpointId: delivery.endpointId,
+      eventId: delivery.eventId,
+      attempts: delivery.attempts + 1,
+      ...(outcome.delivered ? {} : { error: outcome.error }),
+    });
   }
 }
 

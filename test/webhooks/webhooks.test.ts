@@ -203,6 +203,10 @@ describe.each(storageTargets)('webhooks on $engine', (target) => {
     expect(new Set(receiver.received.map((d) => d.body)).size).toBe(1);
     for (const delivery of receiver.received) expect(verify(hook.secret, delivery).type).toBe('persona.created');
     expect((await deliveries(hook.id))[0]).toMatchObject({ status: 'failed', attempts: 4, lastStatusCode: 500, lastError: 'answered 500', nextAttemptAt: null });
+    const metrics = await (await server.request('/metrics', { key: null })).text();
+    expect(metrics).toMatch(/persona_refine_webhook_attempts_total\{outcome="retry"\} [3-9]/);
+    expect(metrics).toMatch(/persona_refine_webhook_attempts_total\{outcome="failed"\} [1-9]/);
+    expect(server.logs.join('\n')).toContain('"msg":"webhook delivery failed for good"');
   });
 
   it('a redirect is a failure, not followed; a receiver that does not answer in time is a failure too', async () => {
