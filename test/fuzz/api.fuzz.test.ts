@@ -73,18 +73,24 @@ const path = fc.oneof(
   ).map(([p, name, value]) => `${p}?${name}=${value}`),
   fc.tuple(fc.constantFrom('/v1/personas', '/v1/refine'), fc.string({ maxLength: 30 })).map(([p, q]) => `${p}?${encodeURIComponent(q)}=${encodeURIComponent(q)}`),
   fc.constantFrom('/v1/personas?limit=-1', '/v1/personas?limit=1e9', '/v1/personas?limit=1&cursor=%00', '/v1/personas?limit=2&limit=3'),
+  fc.constantFrom('/v1/webhooks', '/v1/webhooks/{hook}', '/v1/webhooks/{hook}/test', '/v1/webhooks/{hook}/rotate-secret', '/v1/webhooks/{hook}/deliveries'),
+  fc.tuple(idSegment, fc.constantFrom('', '/test', '/rotate-secret', '/deliveries')).map(([id, rest]) => `/v1/webhooks/${id}${rest}`),
+  fc.tuple(fc.constantFrom('limit', 'cursor'), fc.oneof(fc.string({ maxLength: 30 }).map(encodeURIComponent), fc.constantFrom('-1', '0', '1e9', '%00', 'a'.repeat(600))))
+    .map(([name, value]) => `/v1/webhooks/{hook}/deliveries?${name}=${value}`),
 );
 
 describe.each(storageTargets)('fuzzing every endpoint on $engine', (target) => {
   let server: TestServer;
   let personaId: string;
+  let hookId: string;
   beforeAll(async () => {
-    server = await startTestServer({ target, env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn' } });
+    server = await startTestServer({ target, env: { RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
     personaId = (await (await server.request('/v1/personas', { method: 'POST', json: { name: 'Fuzz target', attributes: { k: 1 } } })).json()).id;
+    hookId = (await (await server.request('/v1/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/fuzz', events: ['*'] } })).json()).id;
   });
   afterAll(() => server.close());
 
-  const store = async () => (await server.request('/v1/personas')).text();
+  const store = async () => (await server.request('/v1/personas')).text() + (await server.request('/v1/webhooks')).text();
 
   async function assertWellFormed(res: TestResponse, label: string, method = 'GET'): Promise<void> {
     expect(res.status, label).toBeLessThan(500);
@@ -105,7 +111,7 @@ describe.each(storageTargets)('fuzzing every endpoint on $engine', (target) => {
         const headers: Record<string, string> = {};
         if (type !== undefined) headers['content-type'] = type;
         const hasBody = m !== 'GET' && m !== 'HEAD';
-        const res = await server.request(p.replace('{id}', personaId), {
+        const res = await server.request(p.replace('{id}', personaId).replace('{hook}', hookId), {
           method: m,
           headers,
           body: hasBody ? body : undefined,
@@ -120,10 +126,10 @@ describe.each(storageTargets)('fuzzing every endpoint on $engine', (target) => {
 
   it('structured bodies on the write endpoints: valid ones succeed, invalid ones are a clean 4xx', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('POST /v1/personas', 'PATCH /v1/personas/{id}', 'POST /v1/refine', 'POST /v1/check'), objectBody, async (route, body) => {
+      fc.asyncProperty(fc.constantFrom('POST /v1/personas', 'PATCH /v1/personas/{id}', 'POST /v1/refine', 'POST /v1/check', 'POST /v1/webhooks', 'PATCH /v1/webhooks/{hook}'), objectBody, async (route, body) => {
         const [m, p] = route.split(' ') as [string, string];
         const before = await store();
-        const res = await server.request(p.replace('{id}', personaId), { method: m, json: body });
+        const res = await server.request(p.replace('{id}', personaId).replace('{hook}', hookId), { method: m, json: body });
         await assertWellFormed(res, `${route} ${JSON.stringify(body).slice(0, 200)}`);
         if (res.status >= 400) expect(await store()).toBe(before);
         expect(Object.prototype).not.toHaveProperty('polluted');
