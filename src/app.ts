@@ -111,7 +111,7 @@ import { SecretSeal } from './webhooks/secret-seal.js';
 import { WebhookDispatcher } from './webhooks/webhook-dispatcher.js';
 import { type Resolve, systemResolve, WebhookSender } from './webhooks/webhook-sender.js';
 import { WebhookService } from './webhooks/webhook-service.js';
-import { SERVICE_VERSION } from './version.js';
+import { PACKAGE_VERSION, SERVICE_VERSION } from './version.js';
 
 export interface AppDependencies {
   config: Config;
@@ -211,7 +211,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     {
       retrySchedule: config.webhooks.retrySchedule,
       timeoutMs: config.webhooks.timeoutMs,
-      userAgent: `${SERVICE_VERSION} webhooks`,
+      userAgent: `persona-refine-webhooks/${PACKAGE_VERSION}`,
       onError: (error, message) => app.log.warn({ err: error }, message),
       onAttempt: ({ outcome, ...attempt }) => {
         metrics.webhookAttempts.inc({ outcome });

@@ -168,6 +168,7 @@ describe.each(storageTargets)('webhooks on $engine', (target) => {
       const event = verify(secret, delivery);
       expect(event.type).toBe(delivery.event.type);
       expect(delivery.headers['content-type']).toBe('application/json');
+      expect(delivery.headers['user-agent']).toMatch(/^persona-refine-webhooks\/\d+\.\d+\.\d+$/);
       expect(delivery.headers['webhook-id']).toMatch(/^msg_[0-9a-f]{32}$/);
       expect(Object.keys(delivery.event).sort()).toEqual(['data', 'timestamp', 'type']);
     }
