@@ -90,7 +90,7 @@ describe.each(storageTargets)('fuzzing every endpoint on $engine', (target) => {
   });
   afterAll(() => server.close());
 
-  const store = async () => (await server.request('/v1/personas')).text() + (await server.request('/v1/webhooks')).text();
+  const store = async () => (await (await server.request('/v1/personas')).text()) + (await (await server.request('/v1/webhooks')).text());
 
   async function assertWellFormed(res: TestResponse, label: string, method = 'GET'): Promise<void> {
     expect(res.status, label).toBeLessThan(500);
