@@ -15,6 +15,7 @@ import { refineResult } from './refine-result.js';
 import { Retention, Reviews } from './review-queue.js';
 import { Usage } from './usage.js';
 import { Keys } from './keys.js';
+import { Webhooks } from './webhooks.js';
 import { RefineStream, type RefineStreamInput } from './refine-stream.js';
 import { type CallOptions, type PostOptions, type RetryEvent, Transport } from './transport.js';
 import type { CheckInput, CheckResult, Provider, QualityQuery, QualityRow, RefineInput, RefineResult } from './types.js';
@@ -70,6 +71,8 @@ export class PersonaRefine {
   readonly retention: Retention;
   /** The answers kept for review: list, resolve (optionally into an evaluation sample). */
   readonly reviews: Reviews;
+  /** Endpoints that receive signed events (scope `webhooks:admin`): create, list, test, rotate their secret, read their deliveries. */
+  readonly webhooks: Webhooks;
   private readonly transport: Transport;
 
   constructor(options: PersonaRefineOptions) {
@@ -97,6 +100,7 @@ export class PersonaRefine {
     this.feedback = new FeedbackApi(this.transport);
     this.retention = new Retention(this.transport);
     this.reviews = new Reviews(this.transport);
+    this.webhooks = new Webhooks(this.transport);
   }
 
   /**

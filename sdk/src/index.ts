@@ -26,6 +26,27 @@ export type { Usage } from './usage.js';
 export type { FeedbackApi, FeedbackListQuery } from './feedback.js';
 export type { Retention, ReviewListQuery, Reviews } from './review-queue.js';
 export type { Keys } from './keys.js';
+export type { WebhookDeliveryPage, WebhookDeliveryQuery, Webhooks } from './webhooks.js';
+export {
+  DEFAULT_WEBHOOK_TOLERANCE_SECONDS,
+  type VerifyWebhookOptions,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+  verifyWebhook,
+  WebhookVerificationError,
+} from './webhook-verify.js';
+export type {
+  BudgetThresholdData,
+  EvalEventData,
+  EvalFailedData,
+  KeyEventData,
+  LabelMovedData,
+  LabelRefusedData,
+  PersonaEventData,
+  WebhookEvent,
+  WebhookEventData,
+  WebhookTestData,
+} from './webhook-events.js';
 export type { EvalListQuery, EvalPage, Evaluations } from './evals.js';
 export type { PersonaSamples } from './persona-samples.js';
 export type { CallOptions, PostOptions, RetryEvent } from './transport.js';
@@ -77,5 +98,13 @@ export type {
   UpdatePersonaInput,
   UsageQuery,
   UsageRow,
+  CreateWebhookInput,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookDelivery,
+  WebhookDeliveryStatus,
+  WebhookEventType,
+  WebhookSubscription,
+  WebhookWithSecret,
 } from './types.js';
 export type { components, paths } from './generated/openapi.js';

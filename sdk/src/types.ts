@@ -134,3 +134,18 @@ export type Review = components['schemas']['Review'];
 /** `open` (in the queue) or `resolved`. */
 export type ReviewStatus = Review['status'];
 export type ResolveReviewInput = JsonOf<paths['/v1/personas/{id}/reviews/{requestId}/resolve']['post']['requestBody']>;
+
+/** A webhook endpoint as listed and read: never its secret. */
+export type Webhook = components['schemas']['Webhook'];
+/** An endpoint as created or given a new secret: with its `secret` (`whsec_…`), shown this once. */
+export type WebhookWithSecret = components['schemas']['WebhookWithSecret'];
+export type CreateWebhookInput = JsonOf<paths['/v1/webhooks']['post']['requestBody']>;
+/** Any of `url`, `events`, `description` (null clears it) and `disabled`; at least one. */
+export type UpdateWebhookInput = JsonOf<paths['/v1/webhooks/{id}']['patch']['requestBody']>;
+/** An event type an endpoint may subscribe to, or `*` for every type (those added later included). */
+export type WebhookSubscription = Webhook['events'][number];
+export type WebhookEventType = Exclude<WebhookSubscription, '*'>;
+/** One event sent to one endpoint: its status, attempts and the last attempt's outcome. */
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+/** `pending` (an attempt is due), `delivered` (a 2xx came back) or `failed` (retries exhausted, or the endpoint disabled). */
+export type WebhookDeliveryStatus = WebhookDelivery['status'];
