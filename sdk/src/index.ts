@@ -35,6 +35,7 @@ export {
   verifyWebhook,
   WebhookVerificationError,
 } from './webhook-verify.js';
+export { WEBHOOK_EVENT_TYPES } from './webhook-events.js';
 export type {
   BudgetThresholdData,
   EvalEventData,

@@ -1,7 +1,7 @@
 /**
  * What each webhook event carries as `data`. The OpenAPI document lists the event types but not
  * their payloads (they travel to receivers, not through the API), so these are written here;
- * sdk/test/webhooks.test.ts fails to type-check when they and the server's disagree.
+ * sdk/test/webhooks.test.ts fails when they and the server's disagree.
  */
 import type { WebhookEventType } from './types.js';
 
@@ -84,6 +84,24 @@ export interface WebhookEventData {
   'key.revoked': KeyEventData;
   'webhook.test': WebhookTestData;
 }
+
+/** Each type once: a type missing from, or not in, the OpenAPI document's list fails to type-check. */
+const EVENT_TYPES: Record<WebhookEventType, true> = {
+  'persona.created': true,
+  'persona.updated': true,
+  'persona.deleted': true,
+  'label.moved': true,
+  'label.refused': true,
+  'eval.completed': true,
+  'eval.failed': true,
+  'budget.threshold': true,
+  'key.created': true,
+  'key.revoked': true,
+  'webhook.test': true,
+};
+
+/** Every event type this SDK knows, for a picker or a check; subscribe to `*` for those added later too. */
+export const WEBHOOK_EVENT_TYPES: readonly WebhookEventType[] = Object.freeze(Object.keys(EVENT_TYPES) as WebhookEventType[]);
 
 /**
  * An event as a receiver gets it: switch on `type` and `data` has that type's shape. `timestamp`
