@@ -15,6 +15,16 @@ import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listDeliveries,
+  listWebhooks,
+  rotateWebhookSecret,
+  testWebhook,
+  updateWebhook,
+} from './webhooks-commands.js';
 
 /** From src/cli or dist/cli alike, the package's manifest is two folders up. */
 const VERSION = (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
@@ -67,6 +77,23 @@ Usage: persona-refine <command>
   keys rotate ID [--grace SECONDS]  a new secret (last line); the old one works SECONDS more
   keys revoke ID                    revoke a key (refused within 5 s)
   keys current                      the key you are using: id, scopes, limits
+  webhooks list [--json]            the account's webhook endpoints (never their secrets)
+  webhooks create --url URL --events a,b|* [--description TEXT] [--json]
+                                    a new endpoint for those event types (* for all);
+                                    its signing secret is the last line (shown only now)
+  webhooks get ID [--json]          one endpoint: url, events, description, enabled or not
+  webhooks update ID [--url URL] [--events a,b|*] [--description TEXT | --no-description]
+         [--enable | --disable] [--json]
+                                    change an endpoint; --enable sends again to one
+                                    disabled after five days of failed deliveries
+  webhooks delete ID                remove an endpoint (its pending deliveries dropped)
+  webhooks test ID [--json]         send it a webhook.test event
+  webhooks rotate-secret ID [--json]
+                                    a new signing secret (last line, shown only now); the
+                                    old one signs too for 24 hours
+  webhooks deliveries ID [--limit N | --all] [--json]
+                                    its deliveries, newest first (default the last 20):
+                                    status, attempts, last answer, next attempt, last error
   mcp                               serve your personas, refine and check to an agent
                                     (Claude Desktop, Cursor…) as a Model Context Protocol
                                     server on stdin/stdout; mcp --help for its environment
@@ -105,6 +132,14 @@ const commands: Record<string, Command> = {
   'keys rotate': rotateKey,
   'keys revoke': revokeKey,
   'keys current': currentKey,
+  'webhooks list': listWebhooks,
+  'webhooks create': createWebhook,
+  'webhooks get': getWebhook,
+  'webhooks update': updateWebhook,
+  'webhooks delete': deleteWebhook,
+  'webhooks test': testWebhook,
+  'webhooks rotate-secret': rotateWebhookSecret,
+  'webhooks deliveries': listDeliveries,
   mcp: (args, context) => mcpCommand(args, context, VERSION),
 };
 
@@ -112,7 +147,7 @@ function commandFor(argv: string[]): { command: Command; args: string[] } {
   const [first = '', second = ''] = argv;
   const pair = commands[`${first} ${second}`];
   if (pair) return { command: pair, args: argv.slice(2) };
-  const grouped = first === 'personas' || first === 'keys';
+  const grouped = first === 'personas' || first === 'keys' || first === 'webhooks';
   const single = grouped ? undefined : commands[first];
   if (single) return { command: single, args: argv.slice(1) };
   throw new UsageError(grouped ? `unknown ${first} command "${second}"` : `unknown command "${first}"`);
