@@ -55,7 +55,8 @@ export async function verifyWebhook(secret: string, headers: WebhookHeaders, bod
   const timestamp = requiredHeader(headers, 'webhook-timestamp');
   const signatures = requiredHeader(headers, 'webhook-signature');
   checkTimestamp(timestamp, options);
-  const candidates = signatures.split(/\s+/).filter((part) => part.startsWith('v1,')).map((part) => part.slice(3));
+  // Space-separated; a trailing comma is dropped, as Node joins a repeated header with ", ".
+  const candidates = signatures.split(/\s+/).filter((part) => part.startsWith('v1,')).map((part) => part.slice(3).replace(/,$/, ''));
   if (candidates.length === 0) throw new WebhookVerificationError('invalid-header', 'the webhook-signature header holds no "v1,<base64>" signature');
 
   const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
@@ -84,14 +85,15 @@ function requiredHeader(headers: WebhookHeaders, name: string): string {
 }
 
 function headerOf(headers: WebhookHeaders, name: string): string | undefined {
-  if (typeof Headers !== 'undefined' && headers instanceof Headers) return headers.get(name) ?? undefined;
+  // By shape, not `instanceof`: a polyfill's or another realm's Headers is one too.
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined;
   const values: string[] = [];
   for (const [key, value] of Object.entries(headers as Record<string, string | readonly string[] | undefined>)) {
     if (key.toLowerCase() !== name || value === undefined) continue;
     values.push(...(typeof value === 'string' ? [value] : value));
   }
-  // Repeated, signatures are all candidates (as `Headers` joins them); a repeated id or timestamp then fails to verify.
-  return values.length === 0 ? undefined : values.join(name === 'webhook-signature' ? ' ' : ', ');
+  // Repeated, signatures are all candidates; a repeated id or timestamp fails to verify.
+  return values.length === 0 ? undefined : values.join(', ');
 }
 
 function checkTimestamp(timestamp: string, options: VerifyWebhookOptions): void {

@@ -42,8 +42,16 @@ describe('verifyWebhook', () => {
     expect(await verifyWebhook(secret, new Headers(headers), bytes, { now: NOW })).toMatchObject({ type: 'label.moved' });
     const shouting = Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toUpperCase(), value]));
     expect(await verifyWebhook(secret, shouting, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
-    // Node's IncomingHttpHeaders may hold a list for a repeated header.
-    expect(await verifyWebhook(secret, { ...headers, 'webhook-signature': ['v1,bm90IGl0', headers['webhook-signature']] }, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
+    // A repeated header: a list in a plain object, joined with ", " by Node's request.headers and by Headers.
+    const repeated = ['v1,bm90IGl0', headers['webhook-signature']];
+    expect(await verifyWebhook(secret, { ...headers, 'webhook-signature': repeated }, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
+    expect(await verifyWebhook(secret, { ...headers, 'webhook-signature': repeated.join(', ') }, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
+    const joined = new Headers(headers);
+    joined.append('webhook-signature', 'v1,bm90IGl0');
+    expect(await verifyWebhook(secret, joined, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
+    // A Headers from a polyfill or another realm is not `instanceof Headers`, but has `get`.
+    const lookalike = { get: (name: string) => (headers as Record<string, string>)[name] ?? null };
+    expect(await verifyWebhook(secret, lookalike as unknown as Headers, body, { now: NOW })).toMatchObject({ type: 'label.moved' });
   });
 
   it('verifies the raw bytes: non-ASCII text in the body and a body that is not UTF-8 text are signed byte for byte', async () => {
