@@ -65,7 +65,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
     schema: {
       tags,
       summary: 'Remove an endpoint',
-      description: 'Its pending deliveries are dropped; nothing more is sent to it.',
+      description: 'Its deliveries go with it (pending ones are never sent); nothing more is sent to it.',
       params: WebhookParams,
       response: { 204: { description: 'Removed', type: 'null' }, ...commonErrors, ...notFoundError },
     },

@@ -100,16 +100,18 @@ export class WebhookRepository {
     return query.orderBy('id', 'desc').limit(page.limit).execute();
   }
 
-  /** Endpoints with deliveries due and not leased, the longest waiting first. */
+  /** Enabled endpoints with deliveries due and not leased, the longest waiting first (a paused endpoint's wait until it is enabled). */
   async dueEndpoints(now: string, limit: number): Promise<string[]> {
     const rows = await this.db
       .selectFrom('webhook_deliveries')
-      .select('endpoint_id')
-      .where('status', '=', 'pending')
-      .where('next_attempt_at', '<=', now)
-      .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
-      .groupBy('endpoint_id')
-      .orderBy((eb) => eb.fn.min('next_attempt_at'))
+      .innerJoin('webhook_endpoints', 'webhook_endpoints.id', 'webhook_deliveries.endpoint_id')
+      .select('webhook_deliveries.endpoint_id')
+      .where('webhook_endpoints.disabled', '=', 0)
+      .where('webhook_deliveries.status', '=', 'pending')
+      .where('webhook_deliveries.next_attempt_at', '<=', now)
+      .where((eb) => eb.or([eb('webhook_deliveries.lease_until', 'is', null), eb('webhook_deliveries.lease_until', '<', now)]))
+      .groupBy('webhook_deliveries.endpoint_id')
+      .orderBy((eb) => eb.fn.min('webhook_deliveries.next_attempt_at'))
       .limit(limit)
       .execute();
     return rows.map((row) => row.endpoint_id);
