@@ -6226,7 +6226,7 @@ export interface paths {
         post?: never;
         /**
          * Remove an endpoint
-         * @description Its pending deliveries are dropped; nothing more is sent to it.
+         * @description Its deliveries go with it (pending ones are never sent); nothing more is sent to it.
          */
         delete: {
             parameters: {
