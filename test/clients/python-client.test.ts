@@ -11,7 +11,7 @@ import { storageTargets } from '../helpers/storage-targets.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Every test of clients/python/tests; a test that vanished (or was never collected) fails the count. */
-const EXPECTED_TESTS = 75;
+const EXPECTED_TESTS = 88;
 
 describe.skipIf(!pythonAvailable).each(storageTargets)('the Python client on $engine', (target) => {
   let server: TestServer;
@@ -28,6 +28,8 @@ describe.skipIf(!pythonAvailable).each(storageTargets)('the Python client on $en
         PROVIDER_TIMEOUT_MS: '3000',
         PROVIDER_BASE_URL_OPENAI: fake.baseUrl('openai'),
         PROVIDER_BASE_URL_ANTHROPIC: fake.baseUrl('anthropic'),
+        // The webhook tests' receiver listens on loopback.
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
       },
     });
   });

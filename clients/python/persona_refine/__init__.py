@@ -1,5 +1,6 @@
 """Python client of persona-refine: store personas, and have your LLM provider rewrite text in a
-persona's voice with your own provider key. Standard library only."""
+persona's voice with your own provider key; manage webhooks and verify their deliveries.
+Standard library only."""
 from ._client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT, PersonaRefine
 from ._errors import (
     AnswerTooLargeError,
@@ -17,6 +18,7 @@ from ._errors import (
     RedirectError,
 )
 from ._stream import RefineStream
+from ._webhook_verify import DEFAULT_WEBHOOK_TOLERANCE, WebhookVerificationError, verify_webhook
 from .types import (
     ApiKey,
     CheckResult,
@@ -39,6 +41,10 @@ from .types import (
     TokenCounts,
     TokenUsage,
     UsageRow,
+    Webhook,
+    WebhookDelivery,
+    WebhookEvent,
+    WebhookWithSecret,
 )
 
 __version__ = "1.0.0"
@@ -50,5 +56,6 @@ __all__ = [
     "RedirectError",
     "ApiKey", "CheckResult", "CheckViolation", "CheckWarning", "EvalRun", "Fallback", "Feedback", "FeedbackCounts", "IssuedApiKey",
     "Judge", "KeyLimits", "Persona", "PersonaVersion", "QualityRow", "RefineDelta", "RefineResult", "RetentionPolicy",
-    "Review", "TokenCounts", "TokenUsage", "UsageRow",
+    "Review", "TokenCounts", "TokenUsage", "UsageRow", "Webhook", "WebhookDelivery", "WebhookEvent", "WebhookWithSecret",
+    "DEFAULT_WEBHOOK_TOLERANCE", "WebhookVerificationError", "verify_webhook",
 ]

@@ -16,6 +16,7 @@ from .keys import Keys
 from .personas import Personas, persona_path
 from .reviews import Retention, Reviews
 from .types import CheckResult, Fallback, Judge, JudgeSpec, QualityRow, RefineResult, UsageRow
+from .webhooks import Webhooks
 
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
@@ -63,6 +64,7 @@ class PersonaRefine:
         self.feedback = FeedbackApi(self._transport)
         self.retention = Retention(self._transport)
         self.reviews = Reviews(self._transport)
+        self.webhooks = Webhooks(self._transport)
 
     def __repr__(self) -> str:
         return f"PersonaRefine(base_url={self.base_url!r})"

@@ -1,7 +1,7 @@
 """Every page of a list: the service's ``Link: <…>; rel="next"`` header, followed to the end."""
 import re
 from email.message import Message
-from typing import Any, Callable, List, Optional, Set, TypeVar
+from typing import Any, Callable, Iterator, List, Optional, Set, TypeVar
 
 from ._answer import request_id_of
 from ._errors import ApiError
@@ -23,8 +23,9 @@ def next_path(headers: Message) -> Optional[str]:
     return target[len("/v1"):]
 
 
-def all_pages(transport: Transport, path: str, parse: Callable[[Any], T]) -> List[T]:
-    items: List[T] = []
+def iter_pages(transport: Transport, path: str, parse: Callable[[Any], T]) -> Iterator[T]:
+    """The items of every page, each page fetched when the one before it has been read: a loop
+    that stops early fetches no more."""
     seen: Set[str] = set()
     next_one: Optional[str] = path
     while next_one is not None:
@@ -32,6 +33,9 @@ def all_pages(transport: Transport, path: str, parse: Callable[[Any], T]) -> Lis
             raise ApiError(200, "the list's pages link back to one already read", None)
         seen.add(next_one)
         answer = transport.call("GET", next_one, expect="array")
-        items.extend(shaped(answer.status, answer.headers, lambda body: [parse(item) for item in body], answer.body))
+        yield from shaped(answer.status, answer.headers, lambda body: [parse(item) for item in body], answer.body)
         next_one = next_path(answer.headers)
-    return items
+
+
+def all_pages(transport: Transport, path: str, parse: Callable[[Any], T]) -> List[T]:
+    return list(iter_pages(transport, path, parse))

@@ -8,7 +8,8 @@ from ._answer import request_id_of
 from ._errors import ApiError
 from .types import (
     ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
-    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenCounts, TokenUsage, UsageRow,
+    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenCounts, TokenUsage, UsageRow, Webhook, WebhookDelivery,
+    WebhookWithSecret,
 )
 
 T = TypeVar("T")
@@ -259,4 +260,32 @@ def review(body: Any) -> Review:
         content=field_of(body, "content", (str,)), response=field_of(body, "response", (str,)), score=field_of(body, "score", (int,)),
         violations=_violations(body), status=field_of(body, "status", (str,)),
         feedback=field_of(body, "feedback", (dict, _NONE)), sample_id=field_of(body, "sampleId", (str, _NONE)),
+    )
+
+
+def _webhook_fields(body: Any) -> Dict[str, Any]:
+    events = field_of(body, "events", (list,))
+    if not all(isinstance(event, str) for event in events):
+        raise ShapeError('has an "events" that is not a list of str')
+    return dict(
+        id=field_of(body, "id", (str,)), url=field_of(body, "url", (str,)), events=events,
+        description=field_of(body, "description", (str, _NONE)), created_at=field_of(body, "createdAt", (str,)),
+        disabled=field_of(body, "disabled", (bool,)),
+    )
+
+
+def webhook(body: Any) -> Webhook:
+    return Webhook(**_webhook_fields(body))
+
+
+def webhook_with_secret(body: Any) -> WebhookWithSecret:
+    return WebhookWithSecret(**_webhook_fields(body), secret=field_of(body, "secret", (str,)))
+
+
+def webhook_delivery(body: Any) -> WebhookDelivery:
+    return WebhookDelivery(
+        id=field_of(body, "id", (str,)), event_id=field_of(body, "eventId", (str,)), type=field_of(body, "type", (str,)),
+        status=field_of(body, "status", (str,)), attempts=field_of(body, "attempts", (int,)),
+        last_status_code=field_of(body, "lastStatusCode", (int, _NONE)), last_error=field_of(body, "lastError", (str, _NONE)),
+        next_attempt_at=field_of(body, "nextAttemptAt", (str, _NONE)), created_at=field_of(body, "createdAt", (str,)),
     )

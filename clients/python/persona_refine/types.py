@@ -273,4 +273,61 @@ class Review:
     sample_id: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class Webhook:
+    """An endpoint the service POSTs signed events to; never its secret."""
+
+    #: ``wh_…``
+    id: str
+    url: str
+    #: Event types (``label.moved``…), or ``"*"`` for every type, later ones too.
+    events: List[str]
+    description: Optional[str]
+    created_at: str
+    #: True after five days of nothing but failed deliveries (or when set): nothing is sent until it is False again.
+    disabled: bool
+
+
+@dataclass(frozen=True)
+class WebhookWithSecret(Webhook):
+    """An endpoint as created or rotated, with its ``secret`` (``whsec_…``): in this answer only,
+    kept out of ``repr``."""
+
+    secret: str = field(repr=False)
+
+
+@dataclass(frozen=True)
+class WebhookDelivery:
+    """One event sent to one endpoint, and what became of it."""
+
+    #: ``whd_…``
+    id: str
+    #: The event's id (``msg_…``): the ``webhook-id`` header, the same on every attempt.
+    event_id: str
+    type: str
+    #: ``pending``, ``delivered`` or ``failed``.
+    status: str
+    attempts: int
+    #: The last attempt's HTTP status; None before one, or when it got no answer.
+    last_status_code: Optional[int]
+    #: Why the last attempt failed; None after a success.
+    last_error: Optional[str]
+    #: When the next attempt is due; None once delivered or failed.
+    next_attempt_at: Optional[str]
+    created_at: str
+
+
+@dataclass(frozen=True)
+class WebhookEvent:
+    """A delivery that ``verify_webhook`` verified."""
+
+    #: The ``webhook-id`` header (``msg_…``): the same on every attempt, so a repeat can be skipped.
+    id: str
+    type: str
+    #: When the event happened, ISO 8601.
+    timestamp: str
+    #: What the type carries (docs/webhooks.md on the server lists each), as the API spells it.
+    data: Dict[str, Any]
+
+
 JudgeSpec = Union[bool, Judge]
