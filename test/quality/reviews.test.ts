@@ -4,11 +4,9 @@
  * moved, then the service's sweep), resolving into a sample, the bound per persona, and that no
  * provider key is kept anywhere.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type FakeProviderServer, startFakeProviderServer } from '../fakes/provider-server.js';
+import { databaseText } from '../helpers/database-text.js';
 import { callerKey, refineEnv } from '../helpers/refine-fixture.js';
 import { secretFragmentsIn } from '../helpers/secrets.js';
 import { SteppedClock } from '../helpers/stepped-clock.js';
@@ -19,20 +17,6 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** Small for the bound's test; the default is 10,000. */
 const MAX_ITEMS = 4;
-
-/** Every row of every table as text: what a reader of the database could see. */
-async function databaseText(server: TestServer): Promise<string> {
-  const config = server.config.database;
-  if (config.kind === 'sqlite') {
-    const dir = dirname(config.path);
-    return Buffer.concat(readdirSync(dir).map((name) => readFileSync(join(dir, name)))).toString('latin1');
-  }
-  const db = server.storage.db;
-  const tables = await sql<{ table_name: string }>`select table_name from information_schema.tables where table_schema = current_schema()`.execute(db);
-  const rows = [];
-  for (const { table_name } of tables.rows) rows.push(...(await sql`select * from ${sql.table(table_name)}`.execute(db)).rows);
-  return JSON.stringify(rows);
-}
 
 describe.each(storageTargets)('the review queue ($engine)', (target) => {
   let fake: FakeProviderServer;
