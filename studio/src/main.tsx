@@ -7,6 +7,7 @@ import './styles/history.css';
 import './styles/evals.css';
 import './styles/charts.css';
 import './styles/quality.css';
+import './styles/webhooks.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

@@ -9,13 +9,18 @@ export type Route =
   | { view: 'quality'; id: string }
   | { view: 'new' }
   | { view: 'compare' }
-  | { view: 'keys' };
+  | { view: 'keys' }
+  | { view: 'webhooks' }
+  | { view: 'webhook'; id: string };
 
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   if (path === 'personas/new') return { view: 'new' };
   if (path === 'compare') return { view: 'compare' };
   if (path === 'keys') return { view: 'keys' };
+  if (path === 'webhooks') return { view: 'webhooks' };
+  const webhook = /^webhooks\/(.+)$/.exec(path);
+  if (webhook?.[1]) return { view: 'webhook', id: decodeURIComponent(webhook[1]) };
   const evals = /^personas\/(.+)\/evals$/.exec(path);
   if (evals?.[1]) return { view: 'evals', id: decodeURIComponent(evals[1]) };
   const quality = /^personas\/(.+)\/quality$/.exec(path);
@@ -34,6 +39,8 @@ export const qualityHref = (id: string) => `#/personas/${encodeURIComponent(id)}
 export const NEW_PERSONA_HREF = '#/personas/new';
 export const COMPARE_HREF = '#/compare';
 export const KEYS_HREF = '#/keys';
+export const WEBHOOKS_HREF = '#/webhooks';
+export const webhookHref = (id: string) => `#/webhooks/${encodeURIComponent(id)}`;
 export const HOME_HREF = '#/';
 
 export function navigate(href: string): void {

@@ -8,6 +8,7 @@ import { chatBody, chatHeaders, type GenerateOutcome, type GenerateRequest, read
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
 import { parseUsage, type RefineUsage } from './usage.js';
+import { WebhooksApi } from './webhooks.js';
 import type {
   ApiKey,
   CheckRequest,
@@ -93,6 +94,9 @@ export class StudioApi {
     /** Called on any 401: the key was revoked or is wrong, so the session is over. */
     private readonly onUnauthorized: () => void = () => {},
   ) {}
+
+  /** The account's webhook endpoints and their deliveries (api/webhooks.ts). */
+  readonly webhooks = new WebhooksApi((method, path, options) => this.send(method, path, options));
 
   async listPersonas(): Promise<Persona[]> {
     return (await this.send('GET', '/personas')).json() as Promise<Persona[]>;

@@ -2,6 +2,7 @@
 import { useState } from 'preact/hooks';
 import type { ApiKey, IssuedApiKey } from '../api/types.js';
 import { Dialog } from './dialog.js';
+import { OneTimeSecret } from './one-time-secret.js';
 
 /** The service's largest grace (24 h), also the default: a rotation should not cut off a deployed app before it is updated. */
 const MAX_GRACE_HOURS = 24;
@@ -71,39 +72,11 @@ export function ConfirmRevoke({ apiKey, onRevoke, onCancel }: { apiKey: ApiKey; 
 
 /** Shown once: the studio keeps no copy. */
 export function SecretOnce({ issued, what, onDone }: { issued: IssuedApiKey; what: string; onDone(): void }) {
-  const [copied, setCopied] = useState(false);
   return (
-    <Dialog
-      title={`${what}: copy the secret now`}
-      onCancel={onDone}
-      actions={
-        <>
-          <button
-            type="button"
-            onClick={() =>
-              void navigator.clipboard.writeText(issued.secret).then(
-                () => setCopied(true),
-                () => setCopied(false),
-              )
-            }
-          >
-            Copy secret
-          </button>
-          <button type="button" class="secondary" autofocus onClick={onDone}>
-            Done
-          </button>
-        </>
-      }
-    >
+    <OneTimeSecret title={`${what}: copy the secret now`} secret={issued.secret} testId="key-secret" onDone={onDone}>
       <p>
         This is the only time the secret of <strong>{issued.name}</strong> is shown; the service keeps only its hash.
       </p>
-      <p>
-        <code class="secret" data-testid="key-secret">
-          {issued.secret}
-        </code>
-      </p>
-      <p role="status">{copied ? 'Copied.' : ''}</p>
-    </Dialog>
+    </OneTimeSecret>
   );
 }

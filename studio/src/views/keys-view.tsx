@@ -21,6 +21,7 @@ const SCOPE_HINTS: Record<string, string> = {
   'usage:read': 'read usage',
   'audit:read': 'read the audit trail',
   'keys:admin': 'manage keys',
+  'webhooks:admin': 'manage webhook endpoints',
 };
 
 const limitsText = (limits: ApiKey['limits']) =>

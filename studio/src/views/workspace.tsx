@@ -15,8 +15,10 @@ import { QualityView } from '../quality/quality-view.js';
 import { CompareView } from '../preview/compare-view.js';
 import { PreviewPanel } from '../preview/preview-panel.js';
 import { INITIAL_SETTINGS, type RefineSettings } from '../preview/refine-settings.js';
-import { COMPARE_HREF, HOME_HREF, KEYS_HREF, navigate, personaHref, useRoute } from '../routing.js';
+import { COMPARE_HREF, HOME_HREF, KEYS_HREF, WEBHOOKS_HREF, navigate, personaHref, useRoute } from '../routing.js';
 import { ScopesContext, hasScope } from '../scopes.js';
+import { WebhookView } from '../webhooks/webhook-view.js';
+import { WebhooksView } from '../webhooks/webhooks-view.js';
 import { KeysView } from './keys-view.js';
 import { downloadText } from './download.js';
 import { Home } from './home.js';
@@ -135,6 +137,12 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
             <a href={KEYS_HREF} aria-current={route.view === 'keys' ? 'page' : undefined}>
               Keys
             </a>
+            {/* Only once the key is known to manage them: an entry that vanished a moment after sign-in would be worse than one that appears. */}
+            {granted !== undefined && hasScope(granted, 'webhooks:admin') && (
+              <a href={WEBHOOKS_HREF} aria-current={route.view === 'webhooks' || route.view === 'webhook' ? 'page' : undefined}>
+                Webhooks
+              </a>
+            )}
           </nav>
           <button type="button" class="secondary" onClick={onSignOut}>
             Sign out
@@ -166,6 +174,8 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
             {route.view === 'quality' && <QualityView key={route.id} api={api} id={route.id} />}
             {route.view === 'compare' && (listed ? <CompareView {...refineProps} personas={listed} /> : <p role="status">Loading…</p>)}
             {route.view === 'keys' && <KeysView api={api} />}
+            {route.view === 'webhooks' && <WebhooksView api={api} />}
+            {route.view === 'webhook' && <WebhookView key={route.id} api={api} id={route.id} onNotice={setNotice} />}
           </main>
         </div>
         {importing && (
