@@ -104,7 +104,7 @@ import { Review } from './schemas/reviews.js';
 import { ReviewRepository } from './storage/review-repository.js';
 import { type HttpTracer, noHttpTracing } from './tracing/http-tracer.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import { Webhook, WebhookDelivery, WebhookWithSecretSchema } from './schemas/webhooks.js';
+import { Webhook, WebhookDelivery, WebhookEventSchema, WebhookWithSecretSchema } from './schemas/webhooks.js';
 import { WebhookRepository } from './storage/webhook-repository.js';
 import { AllowedHosts } from './webhooks/address-policy.js';
 import { SecretSeal } from './webhooks/secret-seal.js';
@@ -331,6 +331,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
   app.addSchema(StreamDelta);
   app.addSchema(StreamDone);
   app.addSchema(OpenAiErrorBody);
+  // Not a route's body: what a webhook receiver gets.
+  app.addSchema(WebhookEventSchema);
   // Not a route's body: a streamed chat completion's `data:` lines.
   app.addSchema(ChatCompletionChunk);
   app.decorateRequest('idempotencyScope', null);

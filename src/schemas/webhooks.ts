@@ -1,6 +1,6 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { DeliveryRecord, NewWebhook, WebhookChanges, WebhookRecord, WebhookWithSecret } from '../webhooks/webhook-service.js';
-import { EVENT_SUBSCRIPTIONS } from '../webhooks/webhook-events.js';
+import { EVENT_SUBSCRIPTIONS, WEBHOOK_EVENT_TYPES, type WebhookEvent, type WebhookEventType } from '../webhooks/webhook-events.js';
 import { DELIVERY_STATUSES } from '../webhooks/delivery-schedule.js';
 import type { Assignable } from './common.js';
 
@@ -96,3 +96,71 @@ export const ListDeliveriesQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ListDeliveriesQuery = Static<typeof ListDeliveriesQuery>;
+
+const PersonaEventData = Type.Object({ id: Type.String(), name: Type.String(), version: Type.Integer() }, { additionalProperties: false });
+const EvalEventFields = {
+  personaId: Type.String(),
+  evalId: Type.String(),
+  version: Type.Integer(),
+  summary: Type.Record(Type.String(), Type.Unknown(), { description: 'The run\'s summary, as GET …/evals/{evalId} has it' }),
+};
+const KeyEventData = Type.Object(
+  { keyId: Type.String(), name: Type.String(), by: Type.String({ description: 'The key that created or revoked it' }) },
+  { additionalProperties: false },
+);
+const EVENT_DATA = {
+  'persona.created': PersonaEventData,
+  'persona.updated': PersonaEventData,
+  'persona.deleted': PersonaEventData,
+  'label.moved': Type.Object(
+    {
+      personaId: Type.String(),
+      label: Type.String(),
+      fromVersion: nullable(Type.Integer(), 'Where the label pointed before; null when nowhere'),
+      toVersion: Type.Integer(),
+      evalId: Type.Optional(Type.String({ description: 'The evaluation a gated move was allowed by' })),
+      keyId: Type.String({ description: 'The key that moved it' }),
+    },
+    { additionalProperties: false },
+  ),
+  'label.refused': Type.Object(
+    { personaId: Type.String(), label: Type.String(), version: Type.Integer(), reason: Type.String({ description: 'The 409\'s message' }), keyId: Type.String() },
+    { additionalProperties: false },
+  ),
+  'eval.completed': Type.Object(EvalEventFields, { additionalProperties: false }),
+  'eval.failed': Type.Object(
+    {
+      ...EvalEventFields,
+      status: Type.Union([Type.Literal('failed'), Type.Literal('interrupted')], { description: '`interrupted`: the instance running it stopped (what finished is kept)' }),
+      error: nullable(Type.String(), 'Why it failed'),
+    },
+    { additionalProperties: false },
+  ),
+  'budget.threshold': Type.Object(
+    {
+      keyId: Type.String(),
+      limit: Type.Literal('tokensPerDay'),
+      budget: Type.Integer({ description: 'The limit\'s value: tokens per UTC day' }),
+      percent: Type.Union([Type.Literal(80), Type.Literal(100)]),
+      used: Type.Integer(),
+      day: Type.String({ description: 'The UTC day (YYYY-MM-DD)' }),
+    },
+    { additionalProperties: false },
+  ),
+  'key.created': KeyEventData,
+  'key.revoked': KeyEventData,
+  'webhook.test': Type.Object({ webhookId: Type.String() }, { additionalProperties: false }),
+} satisfies Record<WebhookEventType, TSchema>;
+
+/**
+ * Not a route's body: what a receiver gets, published so the SDK's types come from it. Its id
+ * travels as the `webhook-id` header; `timestamp` is when the event happened.
+ */
+export const WebhookEventSchema = Type.Union(
+  WEBHOOK_EVENT_TYPES.map((type) =>
+    Type.Object({ type: Type.Literal(type), timestamp: Type.String({ format: 'date-time' }), data: EVENT_DATA[type] }, { additionalProperties: false }),
+  ),
+  { $id: 'WebhookEvent', description: 'A webhook delivery\'s body (docs/webhooks.md, "Events")' },
+);
+type EventBodies = { [T in WebhookEventType]: { type: T; timestamp: string; data: Static<(typeof EVENT_DATA)[T]> } }[WebhookEventType];
+export type DomainEventsAreTheSchemas = Assignable<WebhookEvent & { timestamp: string }, EventBodies>;

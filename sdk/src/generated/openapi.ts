@@ -7472,6 +7472,145 @@ export interface components {
                 code: string | null;
             };
         };
+        /** @description A webhook delivery's body (docs/webhooks.md, "Events") */
+        WebhookEvent: {
+            /** @enum {string} */
+            type: "persona.created";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                id: string;
+                name: string;
+                version: number;
+            };
+        } | {
+            /** @enum {string} */
+            type: "persona.updated";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                id: string;
+                name: string;
+                version: number;
+            };
+        } | {
+            /** @enum {string} */
+            type: "persona.deleted";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                id: string;
+                name: string;
+                version: number;
+            };
+        } | {
+            /** @enum {string} */
+            type: "label.moved";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                personaId: string;
+                label: string;
+                /** @description Where the label pointed before; null when nowhere */
+                fromVersion: number | null;
+                toVersion: number;
+                /** @description The evaluation a gated move was allowed by */
+                evalId?: string;
+                /** @description The key that moved it */
+                keyId: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "label.refused";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                personaId: string;
+                label: string;
+                version: number;
+                /** @description The 409's message */
+                reason: string;
+                keyId: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "eval.completed";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                personaId: string;
+                evalId: string;
+                version: number;
+                /** @description The run's summary, as GET …/evals/{evalId} has it */
+                summary: {
+                    [key: string]: unknown;
+                };
+            };
+        } | {
+            /** @enum {string} */
+            type: "eval.failed";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                personaId: string;
+                evalId: string;
+                version: number;
+                /** @description The run's summary, as GET …/evals/{evalId} has it */
+                summary: {
+                    [key: string]: unknown;
+                };
+                /** @description `interrupted`: the instance running it stopped (what finished is kept) */
+                status: "failed" | "interrupted";
+                /** @description Why it failed */
+                error: string | null;
+            };
+        } | {
+            /** @enum {string} */
+            type: "budget.threshold";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                keyId: string;
+                /** @enum {string} */
+                limit: "tokensPerDay";
+                /** @description The limit's value: tokens per UTC day */
+                budget: number;
+                percent: 80 | 100;
+                used: number;
+                /** @description The UTC day (YYYY-MM-DD) */
+                day: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "key.created";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                keyId: string;
+                name: string;
+                /** @description The key that created or revoked it */
+                by: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "key.revoked";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                keyId: string;
+                name: string;
+                /** @description The key that created or revoked it */
+                by: string;
+            };
+        } | {
+            /** @enum {string} */
+            type: "webhook.test";
+            /** Format: date-time */
+            timestamp: string;
+            data: {
+                webhookId: string;
+            };
+        };
         /** @description A streamed completion: `data: <chunk>` lines, then `data: [DONE]` */
         ChatCompletionChunk: {
             id: string;
