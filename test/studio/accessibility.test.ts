@@ -14,7 +14,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio accessibility', () => {
   let studio: StudioPage;
   let personaId: string;
 
-  /** Every main view, each checked by `check`: sign-in, list, editor (form and JSON), preview with a result, compare. */
+  /** Every main view, each checked by `check`: sign-in, list, editor (form and JSON), preview with a result, compare, webhooks. */
   async function visitMainViews(page: Page, check: (view: string) => Promise<void>): Promise<void> {
     await check('sign-in');
     await signIn(page, f.server.key);
@@ -33,6 +33,9 @@ describe.skipIf(!chromiumAvailable)('Persona Studio accessibility', () => {
     await page.goto(`${f.server.url}/studio/#/compare`);
     await page.getByRole('heading', { name: 'Compare personas' }).waitFor();
     await check('compare');
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: 'Add endpoint' }).waitFor();
+    await check('webhooks');
   }
 
   beforeAll(async () => {

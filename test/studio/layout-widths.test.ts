@@ -78,6 +78,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio at 1,280 and 390 px', () => 
     ],
     ['compare', '#/compare', (page) => page.getByRole('heading', { name: 'Compare personas' }).waitFor()],
     ['keys', '#/keys', (page) => page.locator('.keys-table tbody tr').first().waitFor()],
+    ['webhooks', '#/webhooks', (page) => page.getByRole('button', { name: 'Add endpoint' }).waitFor()],
   ];
 
   for (const width of [1280, 390]) {
