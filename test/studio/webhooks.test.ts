@@ -2,8 +2,9 @@
  * Studio: the Webhooks page against a real server and a receiver on loopback
  * (WEBHOOK_ALLOWED_HOSTS=127.0.0.1). An endpoint is added with its secret shown once (and that
  * secret verifies what arrives), a test event is sent and its delivery seen delivered, a refused
- * URL shows the service's 400, an endpoint is edited, enabled, rotated and deleted, deliveries
- * are paged through the Link header, and the page holds at 1,280 and 390 px.
+ * URL shows the service's 400, an endpoint is edited, enabled, rotated and deleted, a failing
+ * delivery is seen pending and then failed, deliveries are paged through the Link header, and
+ * the page holds at 1,280 and 390 px.
  */
 import type { Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
@@ -44,7 +45,8 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
 
   beforeAll(async () => {
     receiver = await startWebhookReceiver();
-    server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
+    // One retry a second after the first attempt, so a failing delivery ends within the test.
+    server = await startTestServer({ env: { WEBHOOK_ALLOWED_HOSTS: '127.0.0.1', WEBHOOK_RETRY_SCHEDULE: '1s' } });
   });
   afterAll(async () => {
     await server?.close();
@@ -86,6 +88,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     expect(await item.textContent()).toContain('chat-ops channel');
     // The form starts over for the next endpoint.
     expect(await page.getByLabel('URL', { exact: true }).inputValue()).toBe('');
+    await screenshot(page, 'webhooks-list');
 
     // The secret shown is the one deliveries are signed with.
     await api('/v1/personas', 'POST', { name: 'Hooked voice' });
@@ -202,6 +205,23 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     await page.getByText(`The endpoint ${receiver.origin}/moved is deleted.`).waitFor();
     await page.getByRole('heading', { name: 'Webhooks', level: 2 }).waitFor();
     expect((await server.request(`/v1/webhooks/${endpoint.id}`)).status).toBe(404);
+  });
+
+  it('shows a failing delivery pending with its error and next attempt, then failed after its retry', async () => {
+    const endpoint = await createEndpoint('/failing', ['persona.updated']);
+    receiver.answerWith(500, 500);
+    await page.goto(`${server.url}/studio/#/webhooks/${endpoint.id}`);
+    await page.getByText('Nothing sent yet.', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const row = deliveryRow(page, 'webhook.test');
+    await row.getByText('pending', { exact: true }).waitFor();
+    expect(await row.locator('td[data-label="Next attempt"] time').count()).toBe(1);
+    // Read again by the page every few seconds while the retry is due.
+    await row.getByText('failed', { exact: true }).waitFor({ timeout: POLL.timeout });
+    const [failed] = (await api(`/v1/webhooks/${endpoint.id}/deliveries`)) as { status: string; attempts: number; lastStatusCode: number; lastError: string }[];
+    expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastStatusCode: 500, lastError: 'answered 500' });
+    expect((await row.locator('td').allTextContents()).slice(1, 6)).toEqual(['failed', '2', '500', 'answered 500', '–']);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
   });
 
   it('reads deliveries a page at a time, following the Link header', async () => {

@@ -21,7 +21,10 @@ const EVENT_HINTS: Record<WebhookEventType, string> = {
   'webhook.test': 'sent by “Send test event” (which reaches the endpoint whether or not it is chosen)',
 };
 
-export const ALL_EVENTS_LABEL = 'All events (*)';
+const ALL_EVENTS_LABEL = 'All events (*)';
+
+/** A subscription in words: `*` said, the types as the service names them. */
+export const eventsText = (events: readonly string[]) => (events.includes(ALL_EVENTS) ? ALL_EVENTS_LABEL : events.join(', '));
 
 /** Sorted as the service lists the types, `*` alone when chosen. */
 export function normalizedEvents(chosen: readonly WebhookSubscription[]): WebhookSubscription[] {

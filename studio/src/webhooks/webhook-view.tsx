@@ -12,9 +12,9 @@ import { useFocusOnMount } from '../hooks.js';
 import { WEBHOOKS_HREF, navigate } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { Deliveries } from './deliveries.js';
+import { eventsText } from './events-field.js';
 import { ConfirmDeleteWebhook, ConfirmRotateSecret, WebhookSecretOnce } from './webhook-dialogs.js';
 import { WebhookForm } from './webhook-form.js';
-import { eventsText } from './webhooks-view.js';
 
 interface WebhookViewProps {
   api: StudioApi;

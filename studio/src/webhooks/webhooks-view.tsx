@@ -11,14 +11,11 @@ import type { Webhook, WebhookWithSecret } from '../api/webhooks.js';
 import { useFocusOnMount } from '../hooks.js';
 import { webhookHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
-import { ALL_EVENTS_LABEL } from './events-field.js';
+import { eventsText } from './events-field.js';
 import { WebhookSecretOnce } from './webhook-dialogs.js';
 import { WebhookForm, type WebhookFormValue } from './webhook-form.js';
 
 const EMPTY: WebhookFormValue = { url: '', description: '', events: [] };
-
-/** `*` in words; the types as the service names them. */
-export const eventsText = (events: readonly string[]) => (events.includes('*') ? ALL_EVENTS_LABEL : events.join(', '));
 
 export function WebhooksView({ api }: { api: StudioApi }) {
   const lacking = useScopes().lacking('webhooks:admin');
