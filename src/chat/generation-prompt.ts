@@ -34,7 +34,7 @@ function buildGenerationSystemMessage({ name, attributes }: Pick<CompiledPersona
     '',
     '# Rules',
     "- Write every answer in this persona's voice, following every persona attribute above.",
-    values.language !== undefined ? "- Answer in the persona's language." : '- Answer in the language of the conversation.',
+    values.language !== undefined || values.locale !== undefined ? "- Answer in the persona's language." : '- Answer in the language of the conversation.',
     '- When the application asks for JSON or a tool call, give exactly that: the voice applies to prose only.',
   );
   return lines.join('\n');

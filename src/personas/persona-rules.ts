@@ -1,5 +1,6 @@
 /** Persona field rules beyond what the JSON schema can say. */
 import { invalidRequest } from '../errors.js';
+import { checkAttributes } from './variants.js';
 
 export const NAME_MAX_LENGTH = 200;
 export const ATTRIBUTES_MAX_BYTES = 64 * 1024;
@@ -38,5 +39,6 @@ export function serializeAttributes(attributes: Record<string, unknown>): string
   if (Buffer.byteLength(json, 'utf8') > ATTRIBUTES_MAX_BYTES) {
     throw invalidRequest(`attributes must be at most ${ATTRIBUTES_MAX_BYTES / 1024} KiB when serialized as JSON`);
   }
+  checkAttributes(attributes);
   return json;
 }

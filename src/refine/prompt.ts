@@ -45,7 +45,7 @@ export function buildSystemMessage({ name, attributes }: RefinePersona): string 
     ...personaLines(attributes, values),
   ];
   if (values.examples) lines.push('', '# Examples of this voice', ...exampleLines(values.examples));
-  lines.push('', '# Rules', ...ruleLines(values.language !== undefined));
+  lines.push('', '# Rules', ...ruleLines(values.language !== undefined || values.locale !== undefined));
   return lines.join('\n');
 }
 

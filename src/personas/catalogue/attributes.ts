@@ -10,6 +10,7 @@
  */
 import type { RuleId } from '../../rules/types.js';
 import { labelled, labelledList, quote } from './prompt-lines.js';
+import { locale, variantsShape } from './locale-and-variants.js';
 import {
   closingText,
   emojiPolicy,
@@ -109,6 +110,15 @@ export const ATTRIBUTE_CATALOGUE = {
     prompt: prose('Language'),
     field: { group: 'languageAndLength', label: 'Language', kind: 'text', hint: 'For example: British English' },
   }),
+  locale: attribute({
+    shape: locale,
+    description:
+      'The locale to write for, as a BCP 47 tag (stored as written): the model is asked for its language, and the word rules (vocabulary, avoid, terms, maxWords) ' +
+      'find words as that locale segments them, so Japanese text without spaces is counted and matched by words. A variant may set its own.',
+    example: 'de-DE',
+    prompt: (value) => [`Locale: ${value} (write in its language, with its spelling and conventions)`],
+    field: { group: 'languageAndLength', label: 'Locale', kind: 'text', hint: 'A BCP 47 tag, for example de-DE, en-GB or ja' },
+  }),
   length: attribute({
     shape: text,
     description: 'How long the text should be, in words the model reads (see maxWords and maxSentences for checked limits).',
@@ -205,7 +215,23 @@ export const ATTRIBUTE_CATALOGUE = {
     prompt: 'control',
     field: { group: 'endings', label: 'Minimum score', kind: 'limit', hint: 'A whole number from 0 to 100; leave empty for none.' },
   }),
+  variants: attribute({
+    shape: variantsShape(() => variantKeys()),
+    description:
+      'Named variants of the voice (`de-DE`, `support-chat`), each some of the attributes above (not `variants`), chosen per request with `"variant"`: ' +
+      "the variant's values replace the base's key by key, `vocabulary` and `enforce` merge entry by entry (the variant's winning), " +
+      '`avoid`, `casing` and `terms` are the union (the variant\'s `terms` entry winning for the same term), and null removes the base\'s value. ' +
+      'Versioned, labelled and exported with the persona. Never shown to the model as such.',
+    example: { 'de-DE': { locale: 'de-DE', signOff: 'Viele Grüße,\nIhr Acme-Team' }, 'support-chat': { maxWords: 60 } },
+    prompt: 'control',
+  }),
 };
+
+/** Every key a variant may set: the catalogue's own but `variants`. */
+function variantKeys(): ReadonlyMap<string, Shape<unknown>> {
+  const catalogue: Record<string, { shape: Shape<unknown> }> = ATTRIBUTE_CATALOGUE;
+  return new Map(Object.entries(catalogue).filter(([key]) => key !== 'variants').map(([key, spec]) => [key, spec.shape]));
+}
 
 export type AttributeKey = keyof typeof ATTRIBUTE_CATALOGUE;
 type ValueOf<S> = S extends AttributeSpec<infer T> ? T : never;

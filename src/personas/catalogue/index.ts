@@ -16,3 +16,4 @@ export {
 } from './attributes.js';
 export { type AttributeProblem, type ParsedAttributes, parseAttributes, shapeMessage } from './parse-attributes.js';
 export { type ExamplePair, INVALID, type JsonSchema, type Shape } from './shapes.js';
+export { isLocale, isVariantName, MAX_VARIANTS, VARIANT_NAME_PATTERN, type VariantAttributes } from './locale-and-variants.js';
