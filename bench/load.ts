@@ -3,7 +3,7 @@
  * - closedLoop: N connections each sending as fast as answers come back (autocannon) → throughput;
  * - openLoop: requests started on a fixed schedule whatever the server does → latency at a given rate.
  */
-import { Agent, request } from 'node:http';
+import { Agent, type IncomingHttpHeaders, request } from 'node:http';
 import autocannon, { type Options, type Result } from 'autocannon';
 import { treeCpuSeconds } from './processes.js';
 
@@ -118,12 +118,18 @@ export function percentile(sorted: ArrayLike<number>, p: number): number {
  * Here request i starts at t0 + i/rate (open loop), over a keep-alive pool, and each latency
  * is measured with hrtime from the moment the request is issued to the last byte of the answer.
  */
-export async function openLoop(target: Target, rate: number, seconds: number, maxSockets: number): Promise<Latency> {
-  const [result, cpuUs] = await charged(target.pid, () => schedule(target, rate, seconds, maxSockets), (r) => r.sent);
+export async function openLoop(target: Target, rate: number, seconds: number, maxSockets: number, onAnswer?: OnAnswer): Promise<Latency> {
+  const [result, cpuUs] = await charged(target.pid, () => schedule(target, rate, seconds, maxSockets, onAnswer), (r) => r.sent);
   return { ...result, cpuUs };
 }
 
-async function schedule(target: Target, rate: number, seconds: number, maxSockets: number): Promise<Omit<Latency, 'cpuUs'>> {
+/**
+ * Given each 2xx answer's headers and when its last byte came, as performance.timeOrigin +
+ * performance.now(): a time another process on the machine can compare its own with.
+ */
+export type OnAnswer = (headers: IncomingHttpHeaders, at: number) => void;
+
+async function schedule(target: Target, rate: number, seconds: number, maxSockets: number, onAnswer: OnAnswer | undefined): Promise<Omit<Latency, 'cpuUs'>> {
   const url = new URL(target.url);
   const agent = new Agent({ keepAlive: true, maxSockets });
   const body = target.body === undefined ? undefined : Buffer.from(target.body);
@@ -150,6 +156,7 @@ async function schedule(target: Target, rate: number, seconds: number, maxSocket
         if (res.statusCode !== undefined && res.statusCode >= 200 && res.statusCode < 300) {
           latencies[ok++] = now - started;
           lastOkAt = now;
+          onAnswer?.(res.headers, performance.timeOrigin + now);
         }
         if (++settled === total) finish();
       });

@@ -221,6 +221,9 @@ export const startBareProxy = (providerUrl: string, capturedBodyFile: string) =>
 /** The same for a chat completion (OpenAI's Chat Completions in and out): the ceiling POST /v1/chat/completions's CPU is compared to. */
 export const startBareChatProxy = (providerUrl: string, capturedBodyFile: string) => startEntry('bare-chat-proxy-server.js', [providerUrl, capturedBodyFile]);
 
+/** A webhook receiver on loopback that answers 204 at once and notes what arrived when (bench/webhook-receiver-process.ts). */
+export const startWebhookReceiver = () => startEntry('webhook-receiver-process.js', []);
+
 /** `pid` and all its descendants (cluster workers), from /proc. */
 export function processTree(pid: number): number[] {
   const parents = new Map<number, number[]>();

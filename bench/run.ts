@@ -22,6 +22,7 @@ import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
 import { streaming } from './scenarios/streaming.js';
 import { tracing } from './scenarios/tracing.js';
+import { webhooks } from './scenarios/webhooks.js';
 import { workers } from './scenarios/workers.js';
 import { writes } from './scenarios/writes.js';
 import { type Settings, settings } from './settings.js';
@@ -41,6 +42,7 @@ const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnTyp
   'first-text': { title: 'time to the first shown text of a stream', run: firstTextScenario },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },
+  webhooks: { title: 'persona writes with and without 5 webhook endpoints on SQLite', run: webhooks, optional: true },
   tracing: { title: 'refine with OpenTelemetry tracing off and on', run: tracing, optional: true },
 };
 

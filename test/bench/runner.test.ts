@@ -1,9 +1,10 @@
 /**
  * Smoke test for the benchmark runner: it still compiles, starts its processes, measures
- * something real and prints its table. One-second runs, CRUD and chat completions. How fast is
- * never asserted (timed assertions on a shared machine would be flaky — benchmarks are run with
+ * something real and prints its table. One-second runs: CRUD, chat completions, webhooks. How fast
+ * is never asserted (timed assertions on a shared machine would be flaky — benchmarks are run with
  * `npm run bench`), but a broken benchmark is: requests that all fail, zero throughput, NaN or
- * missing figures; and counts that do not depend on speed (provider calls per text) are exact.
+ * missing figures; and counts that do not depend on speed (provider calls per text, webhook
+ * deliveries) are exact.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -69,6 +70,21 @@ describe('bench runner', () => {
     expect(rows.join('\n')).toMatch(/\| provider calls per text, generation \+ POST \/v1\/refine \(3 texts, persona with a required rule .*\) \| 3 \(1\.50× the completion's\) \|/);
     expect(rows.filter((row) => row.includes('| tokens per text, completion vs generation + refine'))).toHaveLength(2);
     expect(rows).toHaveLength(13);
+    expect(brokenFigures(stdout), stdout).toEqual([]);
+  }, 300_000);
+
+  it('runs `--quick --only webhooks`: every delivery arrives once, and each judged figure has its target', async () => {
+    const out = join(dir, 'webhooks.md');
+    const { code, stdout, stderr } = await runBench(['--quick', '--only', 'webhooks', '--out', out]);
+    expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
+    const rows = stdout.split('\n').filter((line) => line.startsWith('| Webhooks (SQLite) |')).join('\n');
+    expect(rows).toMatch(/\| CPU per write, 5 endpoints ÷ none, deliveries included \| [\d.]+× \(\d+ µs CPU\/req vs \d+ µs CPU\/req\) \| ≤ 2\.5× \| (PASS|MISS) \|/);
+    expect(rows).toMatch(/\| p99 a write's 5 endpoints add at 200\/s \| [+-][\d.]+ ms .* \| ≤ \+5 ms \| (PASS|MISS) \|/);
+    expect(rows).toMatch(/\| PATCH answered → delivery received, p99 of every delivery \| [\d.]+ ms \| ≤ 100 ms \| (PASS|MISS) \|/);
+    expect(rows).toMatch(/\| CPU per refine, 5 endpoints ÷ none \| [\d.]+× .* \| ≤ 1\.1× \| (PASS|MISS) \|/);
+    // Counts, not speed: 200 PATCHes a second for one second, five endpoints each, and the run at 50/s.
+    expect(rows).toMatch(/\| deliveries received of those expected \(5 per answered PATCH\), worst round \| 1000 of 1000, 0 twice, 0 attempts failed \| all, once each \| PASS \|/);
+    expect(rows).toMatch(/\| at 50\/s \(250\/s deliveries\), one run: .* \| [\d.]+ ms, [\d.]+ ms; 250 of 250 \|/);
     expect(brokenFigures(stdout), stdout).toEqual([]);
   }, 300_000);
 });
