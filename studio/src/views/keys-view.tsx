@@ -57,8 +57,10 @@ export function KeysView({ api }: { api: StudioApi }) {
     setBusy(true);
     setProblem(undefined);
     try {
-      setNotice(await work());
+      const done = await work();
+      // Told once the list shows it: "revoked" beside a row still listed would contradict itself.
       await reload();
+      setNotice(done);
     } catch (error) {
       setProblem(problemOf(error));
     } finally {
