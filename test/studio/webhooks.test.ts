@@ -78,6 +78,8 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     expect(await seriousAccessibilityViolations(page)).toEqual([]);
     await dialog.getByRole('button', { name: 'Done' }).click();
+    // Focus goes back where the keyboard left it.
+    await expect.poll(() => focused(page)).toBe('button||Add endpoint');
     expect(await page.content()).not.toContain(secret.slice(6));
 
     const [created] = await endpoints();
@@ -233,9 +235,12 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     const rows = page.locator('table.deliveries-table tbody tr');
     await page.getByRole('button', { name: 'Load more' }).waitFor();
     expect(await rows.count()).toBe(20);
-    await page.getByRole('button', { name: 'Load more' }).click();
+    await page.getByRole('button', { name: 'Load more' }).focus();
+    await page.keyboard.press('Enter');
     await expect.poll(() => rows.count()).toBe(23);
     expect(await page.getByRole('button', { name: 'Load more' }).count()).toBe(0);
+    // The button gone with the last page, focus is on the table, not back at the page's start.
+    await expect.poll(() => focused(page)).toMatch(/^div\|\|Deliveries table$/);
     expect(await rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-delivery')))).toEqual(sent.reverse());
   });
 

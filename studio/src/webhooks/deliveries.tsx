@@ -4,7 +4,7 @@
  * is due within the minute the first page is read again every few seconds, so a test event is
  * seen arriving; later retries wait for "Refresh".
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from '../api/api-error.js';
 import type { StudioApi } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
@@ -38,6 +38,7 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
   const [loaded, setLoaded] = useState<Loaded | undefined>(undefined);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
+  const table = useRef<HTMLDivElement>(null);
 
   const failed = (error: unknown) => {
     if (!(error instanceof ApiError)) throw error;
@@ -57,12 +58,14 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
     }
   };
   const loadMore = async () => {
-    if (!loaded?.next) return;
+    if (!loaded?.next || busy) return;
     setBusy(true);
     try {
       const page = await api.webhooks.deliveries(webhookId, loaded.next);
       const seen = new Set(loaded.deliveries.map((delivery) => delivery.id));
       setLoaded({ deliveries: [...loaded.deliveries, ...page.deliveries.filter((delivery) => !seen.has(delivery.id))], next: page.next, more: true });
+      // The last page read: the button goes, so keyboard focus goes to the table rather than the page's start.
+      if (!page.next) table.current?.focus();
     } catch (error) {
       failed(error);
     } finally {
@@ -101,7 +104,7 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
       ) : (
         <>
           {/* Focusable, so a keyboard can scroll the table sideways where it is wider than the screen. */}
-          <div class="table-scroll" tabIndex={0} role="region" aria-label="Deliveries table">
+          <div class="table-scroll" ref={table} tabIndex={0} role="region" aria-label="Deliveries table">
             <table class="deliveries-table">
               <thead>
                 <tr>
@@ -144,7 +147,7 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
             </table>
           </div>
           {loaded.next && (
-            <button type="button" class="secondary" disabled={busy} onClick={() => void loadMore()}>
+            <button type="button" class="secondary" aria-busy={busy ? 'true' : undefined} onClick={() => void loadMore()}>
               Load more
             </button>
           )}

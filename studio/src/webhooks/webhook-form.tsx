@@ -38,6 +38,7 @@ export function WebhookForm({ initial, submitLabel, clearOnSuccess, onSubmit }: 
   const invalid = (field: Field) => problem?.field === field;
 
   const submit = async () => {
+    if (busy) return;
     const url = value.url.trim();
     if (url === '') return setProblem({ field: 'url', message: 'Enter the URL events are sent to.' });
     if (value.events.length === 0) return setProblem({ field: 'events', message: 'Choose at least one event, or all events.' });
@@ -96,7 +97,8 @@ export function WebhookForm({ initial, submitLabel, clearOnSuccess, onSubmit }: 
           {problem.message}
         </p>
       )}
-      <button type="submit" disabled={busy}>
+      {/* Enabled while saving: a disabled button would drop keyboard focus, and the dialog that follows an add returns it here. */}
+      <button type="submit">
         {submitLabel}
       </button>
     </form>

@@ -44,7 +44,9 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
     if (!lacking) api.webhooks.get(id).then(setWebhook, failed);
   }, [id, lacking]);
 
+  // The buttons stay enabled while a request runs (a disabled button drops keyboard focus); a second press waits for the first.
   const act = async (work: () => Promise<string>) => {
+    if (busy) return;
     setBusy(true);
     setProblem(undefined);
     setStatus(undefined);
@@ -126,7 +128,7 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
       <div class="actions">
         <button
           type="button"
-          disabled={busy || webhook.disabled}
+          disabled={webhook.disabled}
           aria-describedby={webhook.disabled ? 'webhook-disabled-why' : undefined}
           onClick={() =>
             void act(async () => {
@@ -141,7 +143,7 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
         <button
           type="button"
           class="secondary"
-          disabled={busy}
+         
           onClick={() =>
             void act(async () => {
               const updated = await api.webhooks.update(id, { disabled: !webhook.disabled });
@@ -152,10 +154,10 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
         >
           {webhook.disabled ? 'Enable' : 'Disable'}
         </button>
-        <button type="button" class="secondary" disabled={busy} onClick={() => setConfirming('rotate')}>
+        <button type="button" class="secondary" onClick={() => setConfirming('rotate')}>
           Rotate secret
         </button>
-        <button type="button" class="danger" disabled={busy} onClick={() => setConfirming('delete')}>
+        <button type="button" class="danger" onClick={() => setConfirming('delete')}>
           Delete
         </button>
       </div>
