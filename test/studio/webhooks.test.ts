@@ -105,6 +105,8 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     // Read again by the page itself while the delivery is due: nothing here reloads it.
     const row = deliveryRow(page, 'webhook.test');
     await row.getByText('delivered', { exact: true }).waitFor({ timeout: POLL.timeout });
+    // Said in words too, for a screen reader.
+    await expect.poll(() => page.getByTestId('deliveries-announcement').textContent()).toBe('webhook.test delivered');
     const cells = await row.locator('td').allTextContents();
     expect(cells.slice(1, 5)).toEqual(['delivered', '1', '200', '–']);
     const [test] = receiver.ofType('webhook.test');
@@ -220,6 +222,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     expect(await row.locator('td[data-label="Next attempt"] time').count()).toBe(1);
     // Read again by the page every few seconds while the retry is due.
     await row.getByText('failed', { exact: true }).waitFor({ timeout: POLL.timeout });
+    await expect.poll(() => page.getByTestId('deliveries-announcement').textContent()).toBe('webhook.test failed: answered 500');
     const [failed] = (await api(`/v1/webhooks/${endpoint.id}/deliveries`)) as { status: string; attempts: number; lastStatusCode: number; lastError: string }[];
     expect(failed).toMatchObject({ status: 'failed', attempts: 2, lastStatusCode: 500, lastError: 'answered 500' });
     expect((await row.locator('td').allTextContents()).slice(1, 6)).toEqual(['failed', '2', '500', 'answered 500', '–']);

@@ -39,6 +39,9 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [busy, setBusy] = useState(false);
   const table = useRef<HTMLDivElement>(null);
+  // Each delivery's status when last shown (undefined before the first read), to announce what changed since.
+  const shown = useRef<Map<string, WebhookDelivery['status']> | undefined>(undefined);
+  const [announcement, setAnnouncement] = useState('');
 
   const failed = (error: unknown) => {
     if (!(error instanceof ApiError)) throw error;
@@ -74,6 +77,15 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
   };
 
   useEffect(() => void refresh(), [webhookId, generation]);
+  // A status pill changing says nothing to a screen reader: what arrived or changed is also said in words.
+  useEffect(() => {
+    if (!loaded) return;
+    const before = shown.current;
+    shown.current = new Map(loaded.deliveries.map((delivery) => [delivery.id, delivery.status]));
+    if (!before) return;
+    const changed = loaded.deliveries.filter((delivery) => before.get(delivery.id) !== delivery.status);
+    if (changed.length > 0) setAnnouncement(changed.map(({ type, status, lastError }) => `${type} ${status}${status === 'failed' && lastError ? `: ${lastError}` : ''}`).join('; '));
+  }, [loaded]);
   const waiting = loaded?.deliveries.some(dueSoon) ?? false;
   useEffect(() => {
     if (!waiting) return;
@@ -91,6 +103,9 @@ export function Deliveries({ api, webhookId, generation }: DeliveriesProps) {
       </div>
       <p class="hint">
         One row per event sent here, newest first; kept 30 days. A failed attempt is retried with growing waits before the delivery counts as failed.
+      </p>
+      <p role="status" class="visually-hidden" data-testid="deliveries-announcement">
+        {announcement}
       </p>
       {problem && (
         <p role="alert" class="error">
