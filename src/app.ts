@@ -62,6 +62,8 @@ import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
 import { personaHistoryRoutes } from './routes/persona-history.js';
 import { personaRoutes } from './routes/personas.js';
+import { personaDraftRoutes } from './routes/persona-draft.js';
+import { PersonaDrafter } from './personas/drafting/persona-drafter.js';
 import { providerRoutes } from './routes/providers.js';
 import { refineRoutes } from './routes/refine.js';
 import { CHAT_HASHED_HEADERS, chatCompletionRoutes } from './routes/chat-completions.js';
@@ -367,6 +369,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       // One key space for every persona write; a key is bound to its method and URL (src/http/idempotency.ts).
       const personaWrites = idempotency('/v1/personas writes', idempotencyOptions);
       await v1.register(personaRoutes, { personas, idempotency: personaWrites });
+      await v1.register(personaDraftRoutes, { drafter: new PersonaDrafter(providers, usageRecorder, metrics, config.providerTimeoutMs, tracer) });
       const evalRuns = new EvalRepository(storage.db);
       const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas, completedEvaluation);
       await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites, policies });

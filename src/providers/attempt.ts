@@ -109,6 +109,15 @@ const fail = (target: AttemptTarget, code: Parameters<typeof providerError>[0], 
   retryAfterMs: undefined,
 });
 
+const oversized = new WeakSet<object>();
+
+/**
+ * The error of a call whose answer was a success larger than MAX_ANSWER_BYTES: the model's answer
+ * (not the provider) was unusable, which a caller that reads answers leniently (a persona draft)
+ * reports as such rather than as a failed provider.
+ */
+export const isOversizedAnswer = (error: unknown): boolean => typeof error === 'object' && error !== null && oversized.has(error);
+
 /** A 2xx answer we cannot use. */
 export function unusableAnswer(target: AttemptTarget, status: number, reason: 'not_json' | 'unexpected_shape' | 'too_large' | 'no_text'): ProviderFailure {
   const detail = {
@@ -117,7 +126,9 @@ export function unusableAnswer(target: AttemptTarget, status: number, reason: 'n
     too_large: 'answered with more than 8 MiB',
     no_text: 'answered without any text',
   }[reason];
-  return fail(target, 'provider_failed', detail);
+  const failure = fail(target, 'provider_failed', detail);
+  if (reason === 'too_large' && status >= 200 && status < 300) oversized.add(failure.error);
+  return failure;
 }
 
 /**

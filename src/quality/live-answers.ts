@@ -26,7 +26,8 @@ export class LiveAnswers implements AnswerObserver {
     if (context?.requestId === undefined) return;
     const event: AnswerEvent = {
       ...answer,
-      endpoint: answer.endpoint ?? context.endpoint ?? 'refine',
+      // Only refines and chat completions answer inside a persona; a draft answers none.
+      endpoint: answer.endpoint ?? (context.endpoint === 'chat' ? 'chat' : 'refine'),
       keyId: context.keyId,
       requestId: context.requestId,
       at: this.clock.now(),

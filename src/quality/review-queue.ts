@@ -8,7 +8,7 @@ import type { PersonaService } from '../personas/persona-service.js';
 import type { Actor } from '../storage/change-log.js';
 import type { ReviewRepository, ReviewWithFeedback } from '../storage/review-repository.js';
 import type { RuleFinding } from '../rules/index.js';
-import type { UsageEndpoint } from '../usage/request-usage.js';
+import type { AnswerEndpoint } from '../usage/request-usage.js';
 import type { Rating } from './feedback-service.js';
 import type { RetentionPolicies, RetentionPolicy } from './retention-policies.js';
 import type { ReviewRecorder } from './review-recorder.js';
@@ -24,7 +24,7 @@ export interface Review {
   createdAt: string;
   version: number;
   /** A check answers nothing to keep. */
-  endpoint: UsageEndpoint;
+  endpoint: AnswerEndpoint;
   content: string;
   response: string;
   score: number;
@@ -47,7 +47,7 @@ export interface NewSample {
 }
 
 const toReview = (row: ReviewWithFeedback): Review => ({
-  requestId: row.request_id, createdAt: row.created_at, version: Number(row.version), endpoint: row.endpoint as UsageEndpoint,
+  requestId: row.request_id, createdAt: row.created_at, version: Number(row.version), endpoint: row.endpoint as AnswerEndpoint,
   content: row.content, response: row.response, score: Number(row.score), violations: JSON.parse(row.violations) as RuleFinding[],
   ...(row.rating === null
     ? {}

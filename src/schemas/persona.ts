@@ -2,6 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { ATTRIBUTE_CATALOGUE, ATTRIBUTE_KEYS, type JsonSchema } from '../personas/catalogue/index.js';
 import { ATTRIBUTES_MAX_BYTES, ATTRIBUTES_MAX_DEPTH, NAME_MAX_LENGTH } from '../personas/persona-rules.js';
 import type { NewPersona, PersonaUpdate } from '../personas/persona-service.js';
+import { DRAFT_LIMITS } from '../personas/drafting/draft-prompt.js';
 import type { Assignable } from './common.js';
 
 // The limits are the domain's (docs/architecture.md, "The domain owns its types"); the schemas describe them.
@@ -63,8 +64,33 @@ export const Persona = Type.Object(
 );
 export type Persona = Static<typeof Persona>;
 
+const DraftWarning = Type.Object(
+  {
+    attribute: Type.Optional(Type.String({ description: 'The attribute it is about, when it is about one' })),
+    message: Type.String({ description: "What of the model's answer was dropped, and why" }),
+  },
+  { additionalProperties: false },
+);
+
+/** A draft's (POST /v1/personas/draft): why each attribute was drafted. */
+export const DraftEvidence = Type.Record(Type.String(), Type.String(), {
+  description: `Per drafted attribute, a quote of at most ${DRAFT_LIMITS.quote} characters from a sample that shows it (blanks collapsed); every quote was found in a sample`,
+});
+
+/** A draft's (POST /v1/personas/draft): what of the model's answer it dropped. */
+export const DraftWarnings = Type.Array(DraftWarning, {
+  description:
+    "What of the model's answer was dropped (a value of none of the attribute's shapes, an unknown member, a quote in no sample, a list past its bound); absent when nothing was",
+});
+
 export const CreatePersonaBody = Type.Object(
-  { name: PersonaName, attributes: Type.Optional(attributesRef) },
+  {
+    name: PersonaName,
+    attributes: Type.Optional(attributesRef),
+    // A draft is posted as it is: what only explains it is accepted and not stored.
+    evidence: Type.Optional({ ...DraftEvidence, description: 'A draft\'s evidence (POST /v1/personas/draft), accepted so a draft can be posted as it is; not stored' }),
+    warnings: Type.Optional({ ...DraftWarnings, description: 'A draft\'s warnings (POST /v1/personas/draft), accepted so a draft can be posted as it is; not stored' }),
+  },
   { additionalProperties: false },
 );
 export type CreatePersonaBody = Static<typeof CreatePersonaBody>;

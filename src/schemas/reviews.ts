@@ -3,7 +3,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { type Keep, KEEP, RETENTION_DAYS_MAX, type RetentionPolicy as DomainRetentionPolicy } from '../quality/retention-policies.js';
 import type { NewSample, Review as DomainReview } from '../quality/review-queue.js';
 import { SAMPLE_NAME_MAX_LENGTH } from '../evals/samples.js';
-import { USAGE_ENDPOINTS } from '../usage/request-usage.js';
+import { ANSWER_ENDPOINTS } from '../usage/request-usage.js';
 import type { Assignable } from './common.js';
 import { Expectation, Violation } from './evals.js';
 
@@ -32,7 +32,7 @@ export const Review = Type.Object(
     requestId: Type.String({ description: 'The X-Request-Id of the refine or chat completion' }),
     createdAt: Type.String({ format: 'date-time', description: 'When it was answered' }),
     version: Type.Integer({ minimum: 1, description: 'The persona version that answered' }),
-    endpoint: Type.Union(USAGE_ENDPOINTS.map((endpoint) => Type.Literal(endpoint)), { description: 'Which route answered' }),
+    endpoint: Type.Union(ANSWER_ENDPOINTS.map((endpoint) => Type.Literal(endpoint)), { description: 'Which route answered' }),
     content: Type.String({ description: 'The caller\'s text as sent: a refine\'s `content`, a chat completion\'s last user message' }),
     response: Type.String({ description: 'The answer as sent' }),
     score: Type.Integer({ minimum: 0, maximum: 100, description: 'Its persona score (X-Persona-Score)' }),

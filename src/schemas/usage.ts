@@ -27,9 +27,11 @@ export const UsageRow = Type.Object(
       description: 'The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers)',
     }),
     endpoint: Type.Union(USAGE_ENDPOINTS.map((endpoint) => Type.Literal(endpoint)), {
-      description: 'What was asked: `refine` (POST /v1/refine, checks and evaluations) or `chat` (POST /v1/chat/completions); the rows before API 1.4.0 are all `refine`',
+      description:
+        'What was asked: `refine` (POST /v1/refine, checks and evaluations), `chat` (POST /v1/chat/completions) or `drafted` (POST /v1/personas/draft); ' +
+        'the rows before API 1.4.0 are all `refine`',
     }),
-    refines: count('Refines (or chat completions, for `endpoint` `chat`) this provider/model answered, cache hits included'),
+    refines: count('Refines (chat completions for `endpoint` `chat`, drafts for `drafted`) this provider/model answered, cache hits included'),
     failures: count('Refines in which this provider/model failed (whether or not a fallback then answered)'),
     cacheHits: count('Refines answered from the cache'),
     providerCalls: count(

@@ -6,12 +6,19 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 
-/** What a usage row counts (docs/usage-cache-fallbacks.md, "Counting usage"): refines (checks and evaluations with them) or chat completions. */
-export const USAGE_ENDPOINTS = ['refine', 'chat'] as const;
+/** The routes whose answers are a persona's live traffic, held for review (docs/quality.md): refines and chat completions. */
+export const ANSWER_ENDPOINTS = ['refine', 'chat'] as const;
+export type AnswerEndpoint = (typeof ANSWER_ENDPOINTS)[number];
+
+/**
+ * What a usage row counts (docs/usage-cache-fallbacks.md, "Counting usage"): refines (checks and
+ * evaluations with them), chat completions, or personas drafted from samples (POST /v1/personas/draft).
+ */
+export const USAGE_ENDPOINTS = [...ANSWER_ENDPOINTS, 'drafted'] as const;
 export type UsageEndpoint = (typeof USAGE_ENDPOINTS)[number];
 
-/** What quality on live traffic counts answers of (docs/quality.md): the usage endpoints, and checks, which spend no provider call of their own. */
-export const QUALITY_ENDPOINTS = [...USAGE_ENDPOINTS, 'check'] as const;
+/** What quality on live traffic counts answers of (docs/quality.md): the answering endpoints, and checks, which spend no provider call of their own. */
+export const QUALITY_ENDPOINTS = [...ANSWER_ENDPOINTS, 'check'] as const;
 export type QualityEndpoint = (typeof QUALITY_ENDPOINTS)[number];
 
 export interface RequestUsage {

@@ -18,6 +18,13 @@ export function estimatedRefineTokens({ provider, content, judge }: Pick<RefineR
   return (provider === RULES_PROVIDER ? 0 : 2 * tokensOf(content)) + (judge === undefined ? 0 : tokensOf(content));
 }
 
+/**
+ * A persona drafted from samples (POST /v1/personas/draft): the samples as input, and an answer
+ * of at most a draft's attributes (64 KiB is some 16,000 tokens; most drafts are a few hundred).
+ */
+export const estimatedDraftTokens = (samples: readonly string[]): number => samples.reduce((sum, sample) => sum + tokensOf(sample), 0) + DRAFT_ANSWER_TOKENS;
+const DRAFT_ANSWER_TOKENS = 1_000;
+
 /** A judge rating `content` (POST /v1/check with a judge). */
 export const estimatedJudgeTokens = (content: string): number => tokensOf(content);
 
