@@ -62,6 +62,7 @@ import { healthRoutes } from './routes/health.js';
 import { checkRoutes } from './routes/check.js';
 import { personaHistoryRoutes } from './routes/persona-history.js';
 import { personaRoutes } from './routes/personas.js';
+import { personaVariantRoutes } from './routes/persona-variants.js';
 import { personaDraftRoutes } from './routes/persona-draft.js';
 import { PersonaDrafter } from './personas/drafting/persona-drafter.js';
 import { providerRoutes } from './routes/providers.js';
@@ -373,6 +374,7 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
       const evalRuns = new EvalRepository(storage.db);
       const policies = new LabelPolicies(new LabelPolicyRepository(storage.db), personas, completedEvaluation);
       await v1.register(personaHistoryRoutes, { history, idempotency: personaWrites, policies });
+      await v1.register(personaVariantRoutes, { compiled: compiledPersonas });
       await v1.register(labelPolicyRoutes, { policies });
       await v1.register(auditRoutes, { audit: new AuditTrail(new AuditRepository(storage.db)) });
       await v1.register(refineRoutes, {

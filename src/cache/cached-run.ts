@@ -6,7 +6,7 @@
  * answer stored under the key of the link that answered, whose key paid for it.
  */
 import type { ProviderLink } from '../refine/fallback-chain.js';
-import { type KnownResult, type RefineRun, type RunEnd, type RunJob, wholeText } from '../refine/refine-run.js';
+import { type KnownResult, personaOf, type RefineRun, type RunEnd, type RunJob, wholeText } from '../refine/refine-run.js';
 import { enforceInSpan } from '../refine/rules-span.js';
 import type { RuleFinding } from '../rules/index.js';
 import { errorType, type Tracer } from '../tracing/tracer.js';
@@ -44,7 +44,7 @@ export class CachedRuns {
 
   private key(job: CachedRunJob, link: ProviderLink): Promise<string | undefined> {
     return this.cache.key({
-      accountId: job.accountId, provider: link.provider, model: link.model, persona: `${job.personaId}:${job.persona.version}`,
+      accountId: job.accountId, provider: link.provider, model: link.model, persona: `${job.personaId}:${job.persona.version}${job.persona.variant === undefined ? '' : `/${job.persona.variant}`}`,
       conversation: job.conversation, providerApiKey: link.apiKey,
     });
   }
@@ -60,7 +60,7 @@ export class CachedRuns {
     this.usage.record(job.accountId, [{ provider: answer.provider, model: answer.model, outcome: 'cache_hit', tally: usage }]);
     const known = await finish({ response: text, violations: remaining, usage });
     return {
-      personaVersion: job.persona.version, provider: answer.provider, model: answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
+      ...personaOf(job.persona), provider: answer.provider, model: answer.model, cache: { hit: true, ageSeconds: hit.ageSeconds },
       pieces: wholeText(known, { toolCalls: answer.toolCalls, finishReason: answer.finishReason, rules: answer.rules }),
     };
   }

@@ -41,6 +41,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   /** `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; the X-Persona header wins. */
   persona?: string;
+  /** One of the persona's `variants`; the X-Persona-Variant header wins. */
+  variant?: string;
   temperature?: number | null;
   top_p?: number | null;
   max_tokens?: number | null;

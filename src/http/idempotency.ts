@@ -23,7 +23,7 @@ import type { ServiceSecret } from '../storage/secret-repository.js';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** What a replay repeats of an answer: what describes it, not how this one delivery went (X-Cache, Age, Server-Timing). */
 const REPLAYED_HEADERS = [
-  'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-persona-score',
+  'content-type', 'location', 'etag', 'last-modified', 'x-error-source', 'x-persona-violations', 'x-persona-version', 'x-persona-variant', 'x-persona-score',
   'x-persona-ratings', 'x-persona-judge-error', 'x-persona-judge-warning', 'x-persona-rules', 'x-usage', 'x-provider', 'retry-after',
 ];
 

@@ -44,6 +44,8 @@ export interface LabelRefusal {
 export interface PersonaPin {
   personaVersion?: number;
   personaLabel?: string;
+  /** One of that version's `variants`, merged over its attributes (src/personas/variants.ts). */
+  variant?: string;
 }
 
 const LABEL_SHAPE = new RegExp(`^[a-z0-9-]{1,${LABEL_MAX_LENGTH}}$`);

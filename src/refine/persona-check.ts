@@ -34,6 +34,8 @@ export interface CheckResult {
   verdict: CheckVerdict;
   /** The persona version checked against (X-Persona-Version). */
   personaVersion: number;
+  /** The persona's variant checked against, if any (X-Persona-Variant). */
+  personaVariant?: string;
   /** The judge's provider calls and tokens (X-Usage), when judged. */
   usage?: UsageTally;
 }
@@ -74,6 +76,7 @@ export class PersonaCheck {
       inputTokens: judgement?.usage.inputTokens ?? 0, outputTokens: judgement?.usage.outputTokens ?? 0,
     });
     const verdict: CheckVerdict = { passed, score, scores, violations, warnings, ...(judgement ? { judge: judgement.verdict } : {}) };
-    return { verdict, personaVersion: persona.version, ...(judgement ? { usage: judgement.usage } : {}) };
+    const variant = persona.variant === undefined ? {} : { personaVariant: persona.variant };
+    return { verdict, personaVersion: persona.version, ...variant, ...(judgement ? { usage: judgement.usage } : {}) };
   }
 }

@@ -57,6 +57,8 @@ export interface RunEnd {
 
 export interface RefineRun {
   personaVersion: number;
+  /** The persona's variant used, if any (X-Persona-Variant). */
+  personaVariant?: string;
   /** Who is answering; no model for the offline `rules` provider. */
   provider: string;
   model: string | undefined;
@@ -326,5 +328,10 @@ export async function runThroughProviders(
       settle(failure);
     }
   }
-  return { personaVersion: persona.version, provider: first.link.provider, model: first.link.model, pieces: pieces() };
+  return { ...personaOf(persona), provider: first.link.provider, model: first.link.model, pieces: pieces() };
+}
+
+/** The version and variant a run answers with (X-Persona-Version, X-Persona-Variant). */
+export function personaOf(persona: Pick<CompiledPersona, 'version' | 'variant'>): Pick<RefineRun, 'personaVersion' | 'personaVariant'> {
+  return { personaVersion: persona.version, ...(persona.variant === undefined ? {} : { personaVariant: persona.variant }) };
 }

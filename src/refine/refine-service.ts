@@ -29,7 +29,7 @@ import type { CompiledPersona, CompiledPersonas } from './compiled-personas.js';
 import type { ProviderLink } from './fallback-chain.js';
 import { buildUserMessage } from './prompt.js';
 import { enforceInSpan } from './rules-span.js';
-import { type KnownResult, observed, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
+import { type KnownResult, observed, personaOf, type RefineRun, type RunJob, type RunMode, runThroughProviders, wholeText } from './refine-run.js';
 import { type AnswerObserver, unobserved } from '../quality/answer-event.js';
 import { noTracing, traced, type Tracer } from '../tracing/tracer.js';
 
@@ -62,6 +62,8 @@ export interface RefineResult {
   usage: UsageTally;
   /** The persona version used (X-Persona-Version). */
   personaVersion: number;
+  /** The persona's variant used, if any (X-Persona-Variant). */
+  personaVariant?: string;
   /** Set when the request asked for the cache. */
   cache?: { hit: false } | { hit: true; ageSeconds: number };
 }
@@ -110,7 +112,8 @@ export class RefineService {
     const { response, providerMs, violations, score, judge, usage } = next.value;
     return {
       response, providerMs, violations, score, ...(judge ? { judge } : {}), usage,
-      provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.cache ? { cache: run.cache } : {}),
+      provider: run.provider, model: run.model, personaVersion: run.personaVersion, ...(run.personaVariant === undefined ? {} : { personaVariant: run.personaVariant }),
+      ...(run.cache ? { cache: run.cache } : {}),
     };
   }
 
@@ -148,7 +151,7 @@ export class RefineService {
       this.usage.record(accountId, [{ provider: RULES_PROVIDER, model: '', outcome: 'answered', tally: usage }]);
       const judging = this.judging(accountId, persona, signal, judgeTarget, new SecretScrubber(judgeTarget ? [judgeTarget.apiKey] : []));
       const end = await this.judgedAtOnce(judging, original, { response: text, violations: remaining, usage });
-      return { personaVersion: persona.version, provider: RULES_PROVIDER, model: undefined, pieces: wholeText(end), ...rulesCache(cachePolicy) };
+      return { ...personaOf(persona), provider: RULES_PROVIDER, model: undefined, pieces: wholeText(end), ...rulesCache(cachePolicy) };
     }
     const job = this.job(accountId, body, persona, signal, judgeTarget);
     const dependencies = {

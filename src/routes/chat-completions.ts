@@ -20,7 +20,7 @@ import { chatAnswerHeaders, chatCompletion, completionIdentity } from './chat-an
 import { sendChatStream } from './chat-stream.js';
 
 /** The request headers that change what is asked: a retry with the same Idempotency-Key must send them alike. */
-export const CHAT_HASHED_HEADERS = ['x-persona', 'x-provider-api-key'] as const;
+export const CHAT_HASHED_HEADERS = ['x-persona', 'x-persona-variant', 'x-provider-api-key'] as const;
 
 export interface ChatRouteOptions {
   chat: ChatService;
@@ -40,10 +40,11 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
       summary: "OpenAI's Chat Completions, answered in a persona's voice through the caller's own provider key",
       description:
         'A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body\'s `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; ' +
+        'one of its variants is `X-Persona-Variant` (or the body\'s `variant`), answered in `X-Persona-Variant`; ' +
         'the caller\'s provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. ' +
         'The persona\'s instructions go first, before the caller\'s messages; its rules then apply to the answer\'s text as a refine applies them (no `preserve`), ' +
         'with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). ' +
-        'Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. ' +
+        'Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Variant`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. ' +
         'With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. ' +
         'Errors use OpenAI\'s body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller\'s key is a 401. ' +
         'The answer cache as POST /v1/refine (`Cache-Control: max-age=N`, `no-cache`, `no-store`; `X-Cache` and `Age`), keyed by the whole conversation (docs/chat-completions.md).',
@@ -54,7 +55,8 @@ export const chatCompletionRoutes: FastifyPluginAsyncTypebox<ChatRouteOptions> =
     },
     handler: async (request, reply) => {
       const { accountId } = request.principal;
-      const persona = personaReference(request.headers['x-persona'] ?? request.body.persona);
+      const variant = request.headers['x-persona-variant'] ?? request.body.variant;
+      const persona = { ...personaReference(request.headers['x-persona'] ?? request.body.persona), ...(variant === undefined ? {} : { variant }) };
       const cachePolicy = parseCacheControl(request.headers['cache-control']);
       const slot = holdRefineSlot(request, reply, concurrency, metrics);
       const job = {

@@ -34,7 +34,8 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
         'With `judge`, a provider rates `content` against the persona\'s descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, ' +
         'and the judge\'s calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. ' +
         "A judged check counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent; `X-Budget-Tokens-Remaining` when the key has a token budget); a check without a judge spends nothing and counts against neither. " +
-        '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.',
+        '`personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`. ' +
+        '`variant` names one of that version\'s `variants`, merged over its attributes, its own `locale` included; the answer then carries `X-Persona-Variant`.',
       security: [{ bearerAuth: [] }],
       body: CheckBody,
       response: { 200: { description: 'The verdict', headers: CheckHeaders, ...CheckResponse }, ...commonErrors, ...notFoundError },
@@ -54,6 +55,7 @@ export const checkRoutes: FastifyPluginAsyncTypebox<CheckRouteOptions> = async (
           ? await metering.run({ ...request.principal, requestId: request.id }, estimatedJudgeTokens(request.body.content), check, true)
           : { value: await metering.unmetered(keyId).within(check, undefined, request.id), remaining: undefined };
         reply.header('x-persona-version', String(value.personaVersion));
+        if (value.personaVariant !== undefined) reply.header('x-persona-variant', value.personaVariant);
         if (value.usage) reply.header('x-usage', usageHeader(value.usage));
         if (remaining !== undefined) reply.header(BUDGET_HEADER, String(Math.max(0, remaining)));
         return value.verdict;

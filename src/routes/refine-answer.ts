@@ -27,10 +27,11 @@ export function judgeHeaders(verdict: JudgeVerdict | undefined): Record<string, 
   return { 'x-persona-ratings': verdict.ratings.map(({ attribute, rating }) => `${encodeURIComponent(attribute.replace(LONE_SURROGATE, '\uFFFD'))}=${rating}`).join(',') };
 }
 
-/** What is known once a provider answered, before any byte of the answer: `X-Persona-Version`, `X-Provider: <id>/<model>`, `X-Cache` and `Age`. */
-export function runHeaders(run: Pick<RefineRun, 'personaVersion' | 'provider' | 'model' | 'cache'>): Record<string, string> {
+/** What is known once a provider answered, before any byte of the answer: `X-Persona-Version`, `X-Persona-Variant` (with a variant), `X-Provider: <id>/<model>`, `X-Cache` and `Age`. */
+export function runHeaders(run: Pick<RefineRun, 'personaVersion' | 'personaVariant' | 'provider' | 'model' | 'cache'>): Record<string, string> {
   const headers: Record<string, string> = {
     'x-persona-version': String(run.personaVersion),
+    ...(run.personaVariant === undefined ? {} : { 'x-persona-variant': run.personaVariant }),
     'x-provider': run.model === undefined ? run.provider : `${run.provider}/${run.model}`,
   };
   if (run.cache) headers['x-cache'] = run.cache.hit ? 'HIT' : 'MISS';

@@ -47,6 +47,7 @@ export const refineRoutes: FastifyPluginAsyncTypebox<RefineRouteOptions> = async
         'A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; ' +
         'what only the model can fix gets no repair call and is reported in `done.violations`. ' +
         '`personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. ' +
+        '`variant` names one of that version\'s `variants`, merged over its attributes (an unknown one is a 400 listing them); the answer then carries `X-Persona-Variant`. ' +
         'Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in ' +
         '`X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; ' +
         'a token member is left out when a provider did not report it). ' +

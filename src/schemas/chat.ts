@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import type { ChatRequest } from '../chat/chat-request.js';
+import { VARIANT_NAME_PATTERN } from '../personas/catalogue/index.js';
 import { type Assignable, CacheControlHeaders, IdempotencyHeaders } from './common.js';
 import { CONTENT_MAX_LENGTH, MODEL_PATTERN, PROVIDER_KEY_MAX_LENGTH, PROVIDER_KEY_PATTERN } from './refine.js';
 
@@ -69,6 +70,9 @@ export const ChatCompletionBody = Type.Object({
   model: Type.String({ minLength: 1, maxLength: 265, pattern: MODEL_PATTERN, description: '`<provider>/<model>` (e.g. `anthropic/claude-haiku-4-5`) or `<provider>` for its default model' }),
   messages: Type.Array(Message, { minItems: 1, maxItems: MAX_MESSAGES }),
   persona: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: '`<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`, when the X-Persona header is not sent' })),
+  variant: Type.Optional(
+    Type.String({ pattern: VARIANT_NAME_PATTERN, description: "One of the persona's `variants`, when the X-Persona-Variant header is not sent (docs/rules-and-attributes.md, \"Variants\")" }),
+  ),
   temperature: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: 2 }))),
   top_p: Type.Optional(nullable(Type.Number({ minimum: 0, maximum: 1 }))),
   max_tokens: Type.Optional(nullable(Type.Integer({ minimum: 1, maximum: 1_000_000 }))),
@@ -88,6 +92,9 @@ export type ChatBodyIsDomainRequest = Assignable<ChatCompletionBody, ChatRequest
 
 export const ChatHeaders = Type.Composite([IdempotencyHeaders, CacheControlHeaders, Type.Object({
   'x-persona': Type.Optional(Type.String({ maxLength: 300, description: 'The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`' })),
+  'x-persona-variant': Type.Optional(
+    Type.String({ pattern: VARIANT_NAME_PATTERN, description: "One of the persona's `variants`, merged over its attributes; wins over the body's `variant`" }),
+  ),
   'x-provider-api-key': Type.Optional(
     Type.String({ minLength: 1, maxLength: PROVIDER_KEY_MAX_LENGTH, pattern: PROVIDER_KEY_PATTERN, description: "The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed" }),
   ),

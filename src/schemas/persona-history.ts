@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { VERSION_MAX } from '../personas/etag.js';
+import { VARIANT_NAME_PATTERN } from '../personas/catalogue/index.js';
 import { LABEL_MAX_LENGTH, LATEST_LABEL, type PersonaLabels as DomainLabels } from '../personas/labels.js';
 import type { Assignable } from './common.js';
 import { storedAttributesRef } from './persona.js';
@@ -64,9 +65,18 @@ export const PersonaPinFields = {
   personaLabel: Type.Optional(
     Type.String({ minLength: 1, maxLength: LABEL_MAX_LENGTH, description: `Use the version this label points at (${LABEL_RULE}); not with personaVersion` }),
   ),
+  variant: Type.Optional(
+    Type.String({
+      pattern: VARIANT_NAME_PATTERN,
+      description:
+        "One of the persona version's `variants`, merged over its attributes (docs/rules-and-attributes.md, \"Variants\"); an unknown one is a 400 naming the known ones. " +
+        'The answer carries `X-Persona-Variant`.',
+    }),
+  ),
 };
 
 /** Response headers of refine and check, for the OpenAPI document. */
 export const PersonaVersionHeader = {
   'X-Persona-Version': Type.Integer({ description: 'The persona version used: the pinned one, else the newest' }),
+  'X-Persona-Variant': Type.Optional(Type.String({ description: "The persona's variant used, when the request named one" })),
 };

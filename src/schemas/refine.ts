@@ -4,6 +4,7 @@ import type { RefineRequest } from '../refine/refine-request.js';
 import { RULE_IDS, SEVERITIES } from '../rules/types.js';
 import type { Assignable } from './common.js';
 import { PersonaPinFields } from './persona-history.js';
+import { VARIANT_NAME_PATTERN } from '../personas/catalogue/index.js';
 
 export const CONTENT_MAX_LENGTH = 100_000;
 export const PROVIDER_KEY_MAX_LENGTH = 4096;
@@ -25,6 +26,7 @@ export const PROVIDER_KEY_PATTERN = '^[\\x21-\\x7E]+$';
 export const PATTERN_MESSAGES: Record<string, string> = {
   [MODEL_PATTERN]: 'may contain only letters A-Z and a-z, digits and . _ - : / @ + = ~',
   [PROVIDER_KEY_PATTERN]: 'must be printable ASCII without spaces, line breaks or other control characters',
+  [VARIANT_NAME_PATTERN]: 'must be 1-40 letters A-Z and a-z, digits, "_" and "-"',
 };
 
 const Fallback = Type.Object(
