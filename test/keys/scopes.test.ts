@@ -88,6 +88,13 @@ describe('scopes: every route refuses a key without its scope and serves one wit
     { method: 'GET', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:read' },
     { method: 'PATCH', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:write', json: () => ({ name: 'Renamed' }) },
     { method: 'DELETE', path: async () => `/v1/personas/${await persona()}`, scope: 'personas:write' },
+    {
+      method: 'GET', scope: 'personas:read',
+      path: async () => {
+        const response = await server.request('/v1/personas', { method: 'POST', json: { name: 'Varied', attributes: { variants: { short: { maxWords: 5 } } } } });
+        return `/v1/personas/${(await response.json()).id as string}/variants/short`;
+      },
+    },
     { method: 'GET', path: async () => `/v1/personas/${await persona()}/versions`, scope: 'personas:read' },
     { method: 'GET', path: async () => `/v1/personas/${await persona()}/versions/1`, scope: 'personas:read' },
     { method: 'POST', path: async () => `/v1/personas/${await prepared()}/versions/1/restore`, scope: 'personas:write' },
@@ -178,7 +185,7 @@ describe('scopes: every route refuses a key without its scope and serves one wit
       .sort();
     const templates = [
       'POST /v1/personas', 'POST /v1/personas/draft', 'GET /v1/personas', 'GET /v1/personas/{id}', 'PATCH /v1/personas/{id}', 'DELETE /v1/personas/{id}',
-      'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
+      'GET /v1/personas/{id}/variants/{name}', 'GET /v1/personas/{id}/versions', 'GET /v1/personas/{id}/versions/{version}', 'POST /v1/personas/{id}/versions/{version}/restore',
       'GET /v1/personas/{id}/labels', 'GET /v1/personas/{id}/label-policies', 'PUT /v1/personas/{id}/labels/{label}', 'DELETE /v1/personas/{id}/labels/{label}',
       'GET /v1/personas/{id}/labels/{label}/policy', 'PUT /v1/personas/{id}/labels/{label}/policy', 'DELETE /v1/personas/{id}/labels/{label}/policy',
       'POST /v1/refine', 'POST /v1/check', 'POST /v1/feedback', 'GET /v1/personas/{id}/quality', 'GET /v1/personas/{id}/feedback', 'GET /v1/personas/{id}/retention', 'PUT /v1/personas/{id}/retention', 'GET /v1/personas/{id}/reviews',
