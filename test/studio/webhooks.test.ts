@@ -247,6 +247,30 @@ describe.skipIf(!chromiumAvailable)('Persona Studio webhooks', () => {
     expect(await rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-delivery')))).toEqual(sent.reverse());
   });
 
+  it('says so when the account has its 20 endpoints, and when an address names no endpoint', async () => {
+    const existing = (await endpoints()).length;
+    const added: string[] = [];
+    while (existing + added.length < 20) added.push((await createEndpoint(`/cap-${added.length}`)).id);
+    try {
+      const refused = await server.request('/v1/webhooks', { method: 'POST', json: { url: `${receiver.origin}/one-too-many`, events: ['*'] } });
+      expect(refused.status).toBe(409);
+      const { message } = (await refused.json()) as { message: string };
+      await page.goto(`${server.url}/studio/#/webhooks`);
+      await page.getByLabel('URL', { exact: true }).fill(`${receiver.origin}/one-too-many`);
+      await page.getByLabel('All events (*)', { exact: false }).check();
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      // The service's words, as a sentence.
+      await page.getByRole('alert').getByText(`${message[0]!.toUpperCase()}${message.slice(1)}.`, { exact: true }).waitFor();
+      expect(await endpoints()).toHaveLength(20);
+    } finally {
+      for (const id of added) await api(`/v1/webhooks/${id}`, 'DELETE');
+    }
+    await page.goto(`${server.url}/studio/#/webhooks/${added[0]}`);
+    await page.getByRole('alert').getByText('There is no such webhook endpoint; someone may have deleted it.').waitFor();
+    await page.getByRole('link', { name: 'All webhooks' }).click();
+    await page.getByRole('heading', { name: 'Webhooks', level: 2 }).waitFor();
+  });
+
   it('offers Webhooks only to a key that manages them, and tells a key without the scope why', async () => {
     const reader = ((await api('/v1/keys', 'POST', { name: 'reader', scopes: ['personas:read'] })) as { secret: string }).secret;
     const admin = ((await api('/v1/keys', 'POST', { name: 'hooks', scopes: ['personas:read', 'webhooks:admin'] })) as { secret: string }).secret;

@@ -41,7 +41,11 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
     setProblem(plainError(error));
   };
   useEffect(() => {
-    if (!lacking) api.webhooks.get(id).then(setWebhook, failed);
+    if (lacking) return;
+    api.webhooks.get(id).then(setWebhook, (error: unknown) => {
+      if (error instanceof ApiError && error.status === 404) setProblem('There is no such webhook endpoint; someone may have deleted it.');
+      else failed(error);
+    });
   }, [id, lacking]);
 
   // The buttons stay enabled while a request runs (a disabled button drops keyboard focus); a second press waits for the first.
