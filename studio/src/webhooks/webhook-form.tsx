@@ -75,7 +75,7 @@ export function WebhookForm({ initial, submitLabel, clearOnSuccess, onSubmit }: 
           autoComplete="off"
           spellcheck={false}
           value={value.url}
-          placeholder="https://example.com/hooks/persona-refine"
+          placeholder="https://…/webhooks"
           aria-invalid={invalid('url') ? 'true' : undefined}
           aria-describedby={invalid('url') ? `${id}-url-hint ${errorId}` : `${id}-url-hint`}
           onInput={(event) => setValue({ ...value, url: event.currentTarget.value })}
