@@ -75,7 +75,7 @@ export class PersonaDrafter {
     const scrubber = new SecretScrubber([apiKey]);
     const tally = new UsageTally();
     const contribution: ProviderUsage = { provider, model, outcome: 'answered', tally };
-    const span = this.tracer.start('persona_draft').set('persona_refine.draft.samples', request.samples.length);
+    const span = this.tracer.start('persona.draft').set('persona_refine.draft.samples', request.samples.length);
     const started = performance.now();
     let outcome = 'ok';
     try {
