@@ -5,7 +5,7 @@
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { FastifyInstance } from 'fastify';
-import { isWellKnownAttribute, shapeMessage } from '../personas/catalogue/index.js';
+import { ATTRIBUTE_CATALOGUE, isWellKnownAttribute, shapeMessage } from '../personas/catalogue/index.js';
 import { PATTERN_MESSAGES } from '../schemas/refine.js';
 
 const shared = { allErrors: false, strict: false, useDefaults: true, removeAdditional: false } as const;
@@ -92,13 +92,19 @@ function fieldsMessage(errors: ErrorObject[], field: string | undefined, where: 
   return parts.join('; ');
 }
 
+/** Inside a list of objects (`terms`), the entry and field at fault, or the list's own length. */
+function preciseAttributeError(attribute: keyof typeof ATTRIBUTE_CATALOGUE, error: ErrorObject): boolean {
+  if (ATTRIBUTE_CATALOGUE[attribute].shape.preciseErrors !== true) return false;
+  return error.instancePath !== `/attributes/${attribute}` || error.keyword === 'maxItems';
+}
+
 /** One clear sentence for the first validation failure, naming the field (all unknown and missing fields of its object). */
 export function validationMessage(errors: ErrorObject[], part = 'body'): string {
   const error = errors[0];
   const where = PARTS[part] ?? part;
   if (!error) return `${where} is invalid`;
   const attribute = part === 'body' ? WELL_KNOWN_ATTRIBUTE.exec(error.instancePath)?.[1] : undefined;
-  if (attribute !== undefined && isWellKnownAttribute(attribute)) return shapeMessage(attribute);
+  if (attribute !== undefined && isWellKnownAttribute(attribute) && !preciseAttributeError(attribute, error)) return shapeMessage(attribute);
   const field = fieldName(error, part);
   const subject = field ?? where;
   const params = error.params as Record<string, unknown>;

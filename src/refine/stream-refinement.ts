@@ -81,7 +81,8 @@ export class StreamRefinement {
     private readonly cleanup: AnswerCleanup = rewriteCleanup,
   ) {
     if (rules === undefined || !changesText(rules)) return;
-    const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing];
+    // Every term of the term base: a longer kept or forbidden phrase decides whether a preferred one inside it is rewritten.
+    const phrases = [...rules.vocabulary.map((entry) => entry.from), ...rules.casing, ...rules.terms.flatMap((entry) => [entry.term, ...entry.replaces])];
     let longest = 1;
     for (const phrase of phrases) longest = Math.max(longest, wordCount(phrase));
     this.heldWords = longest + (rules.signOff === null ? 0 : wordCount(rules.signOff)) + 2;

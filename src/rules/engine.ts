@@ -3,7 +3,7 @@
  * rewritten mechanically, `enforce` does both.
  *
  * Fixes run in a fixed order, each on the previous one's output:
- *   emoji → vocabulary → casing → sign-off.
+ *   emoji → vocabulary → terms → casing → sign-off.
  * Emoji go first so that words an emoji separated are seen whole by the word rules;
  * casing follows vocabulary so that a replacement is spelled canonically; the sign-off
  * comes last so that it is checked against the final text. A sign-off already at the
@@ -21,6 +21,7 @@ import { avoidViolations } from './avoid.js';
 import { emojiViolations, fixEmoji } from './emoji.js';
 import { lengthViolations } from './length.js';
 import { preserveViolations, type PreservedOriginal } from './preserve.js';
+import { fixTerms, keepViolations, rewritesTerms, termViolations } from './terms.js';
 import { hasTextRules } from './rules-from-attributes.js';
 
 /**
@@ -34,9 +35,10 @@ const MAX_PASSES = 4;
 
 type Fix = (rules: PersonaRules, text: string, isProtected: OverlapTest) => { text: string; count: number };
 
-const FIXES: ReadonlyArray<{ rule: 'emoji' | 'vocabulary' | 'casing'; fix: Fix; applies: (rules: PersonaRules) => boolean }> = [
+const FIXES: ReadonlyArray<{ rule: 'emoji' | 'vocabulary' | 'terms' | 'casing'; fix: Fix; applies: (rules: PersonaRules) => boolean }> = [
   { rule: 'emoji', fix: fixEmoji, applies: (rules) => rules.stripEmoji },
   { rule: 'vocabulary', fix: fixVocabulary, applies: (rules) => rules.vocabulary.length > 0 },
+  { rule: 'terms', fix: fixTerms, applies: rewritesTerms },
   { rule: 'casing', fix: fixCasing, applies: (rules) => rules.casing.length > 0 },
 ];
 
@@ -53,7 +55,10 @@ function protectedSpans(rules: PersonaRules, text: string): ProtectedSpan[] {
  */
 export function checkText(rules: PersonaRules, text: string, original?: PreservedOriginal): RuleFinding[] {
   const violations = hasTextRules(rules) ? textViolations(rules, text) : [];
-  if (rules.preserve && original !== undefined) appendAll(violations, preserveViolations(original, text));
+  if (original !== undefined) {
+    if (rules.preserve) appendAll(violations, preserveViolations(original, text));
+    appendAll(violations, keepViolations(rules, original.text, text));
+  }
   return withSeverities(rules, violations);
 }
 
@@ -69,6 +74,7 @@ function textViolations(rules: PersonaRules, text: string): RuleViolation[] {
   const isProtected = overlapTest(spans);
   const violations = [
     ...vocabularyViolations(rules, text, isProtected),
+    ...termViolations(rules, text, isProtected),
     ...casingViolations(rules, text, isProtected),
     ...avoidViolations(rules, text, isProtected),
     ...emojiViolations(rules, text, isProtected),
@@ -88,14 +94,15 @@ export function applyFixes(rules: PersonaRules, text: string): { text: string; f
 }
 
 /**
- * Whether the fixes can change a text at all (emoji, vocabulary, casing, a sign-off). Without
- * them the rules only check (`preserve`, `avoid`, lengths), and a stream shows what arrives.
+ * Whether the fixes can change a text at all (emoji, vocabulary, preferred terms, casing, a sign-off).
+ * Without them the rules only check (`preserve`, `avoid`, lengths, forbidden and kept terms), and a
+ * stream shows what arrives.
  */
 export function changesText(rules: PersonaRules): boolean {
   return rules.signOff !== null || FIXES.some(({ applies }) => applies(rules));
 }
 
-/** The fixes inside the text (emoji, vocabulary, casing), without the sign-off: what a stream can apply as it goes. */
+/** The fixes inside the text (emoji, vocabulary, terms, casing), without the sign-off: what a stream can apply as it goes. */
 export function applyWordFixes(rules: PersonaRules, text: string): { text: string; fixed: Record<string, number> } {
   const fixed: Record<string, number> = {};
   const fixes = FIXES.filter(({ applies }) => applies(rules));

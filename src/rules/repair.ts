@@ -9,9 +9,10 @@ import { preserveRepairLine, type PreservedOriginal } from './preserve.js';
 
 /**
  * Rules no mechanical fix can satisfy: removing a banned word or shortening needs
- * rewriting, and only the model knows where a lost number or placeholder belongs.
+ * rewriting, and only the model knows where a lost number, placeholder or kept term
+ * belongs. (The preferred terms of `terms` are fixed in place and never remain.)
  */
-const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences', 'preserve']);
+const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences', 'preserve', 'terms']);
 
 export function needsModelRepair(violations: readonly RuleViolation[]): boolean {
   return violations.some((violation) => MODEL_REPAIRED.has(violation.rule));

@@ -31,8 +31,10 @@ export function rulesFromValues(values: AttributeValues): PersonaRules {
     signOff: enforced('signOff') ?? null,
     maxWords: enforced('maxWords') ?? null,
     maxSentences: enforced('maxSentences') ?? null,
+    locale: values.locale ?? null,
     // Needs no attribute: every persona's answers keep the facts of what they rewrite.
     preserve: !off?.has('preserve'),
+    terms: enforced('terms') ?? [],
     recommended: [...(values.enforce?.recommended ?? [])].filter((rule) => !off?.has(rule)),
   };
 }
@@ -50,6 +52,7 @@ export function hasTextRules(rules: PersonaRules): boolean {
     rules.stripEmoji ||
     rules.signOff !== null ||
     rules.maxWords !== null ||
-    rules.maxSentences !== null
+    rules.maxSentences !== null ||
+    rules.terms.some((entry) => entry.use !== 'keep')
   );
 }

@@ -1,3 +1,5 @@
+import type { TermEntry } from '../personas/catalogue/term-base.js';
+
 /** Rule ids, in the order summaries and repair instructions list them. */
 export const RULE_IDS = [
   'vocabulary',
@@ -8,6 +10,7 @@ export const RULE_IDS = [
   'maxWords',
   'maxSentences',
   'preserve',
+  'terms',
 ] as const;
 
 export type RuleId = (typeof RULE_IDS)[number];
@@ -27,6 +30,8 @@ export interface RuleViolation {
    */
   start: number;
   end: number;
+  /** `terms` findings: the term base entry's `term` the finding is about. */
+  term?: string;
 }
 
 /** A violation as checks report it: with the severity the persona gave its rule. */
@@ -52,6 +57,10 @@ export interface PersonaRules {
   readonly maxSentences: number | null;
   /** Numbers, links, code and placeholders of the original must survive (on unless opted out). */
   readonly preserve: boolean;
+  /** The term base (`terms`): preferred terms fixed in place, forbidden ones flagged, kept ones checked against the original. */
+  readonly terms: readonly TermEntry[];
+  /** The persona's BCP 47 locale: the word rules find words as Intl.Segmenter does for it; null keeps the script-based matching. */
+  readonly locale: string | null;
   /** Rules whose findings are recommended rather than required (`enforce`); the others are required. */
   readonly recommended: readonly RuleId[];
 }

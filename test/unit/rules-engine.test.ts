@@ -46,6 +46,7 @@ describe('rulesFromAttributes', () => {
       maxWords: 60,
       maxSentences: 5,
       preserve: true,
+      terms: [],
       recommended: [],
     });
   });
@@ -70,6 +71,7 @@ describe('rulesFromAttributes', () => {
       maxWords: null,
       maxSentences: null,
       preserve: true,
+      terms: [],
       recommended: [],
     };
     expect(odd).toEqual(onlyPreserve);

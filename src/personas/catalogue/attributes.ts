@@ -11,6 +11,7 @@
 import type { RuleId } from '../../rules/types.js';
 import { labelled, labelledList, quote } from './prompt-lines.js';
 import { locale, variantsShape } from './locale-and-variants.js';
+import { MAX_TERM_ENTRIES, PROMPT_MAX_TERMS, termBase, termBasePromptLines } from './term-base.js';
 import {
   closingText,
   emojiPolicy,
@@ -157,6 +158,22 @@ export const ATTRIBUTE_CATALOGUE = {
     example: ['Acme Cloud', 'GitHub'],
     prompt: quotedTerms('Always spell these exactly as written'),
     field: { group: 'words', label: 'Brand spellings', kind: 'list', hint: 'One per line, exactly as it must be written (GitHub, iPhone).' },
+  }),
+  terms: attribute({
+    shape: termBase,
+    rule: 'terms',
+    description:
+      `A term base of at most ${MAX_TERM_ENTRIES} entries, each a \`term\` and its \`use\`: \`"preferred"\` rewrites each of \`replaces\` to the term (as \`vocabulary\` does), ` +
+      '`"forbidden"` reports the term with its `suggest`ion and gets one repair call (as `avoid`), `"keep"` requires the term verbatim in the answer wherever the original has it ' +
+      '(product names, do-not-translate; as `preserve`). `caseSensitive` defaults to false, true for `keep`; `forms` defaults to `"inflected"` for a lower-case word ' +
+      'without blanks (also matching its -s, -es, -\'s, -ed and -ing, the ending kept on the replacement) and `"exact"` otherwise; `note` is shown to the model. ' +
+      `The system message lists the first ${PROMPT_MAX_TERMS} entries (fewer when long); the rules check all of them. Findings carry \`term\`.`,
+    example: [
+      { term: 'sign-in', use: 'preferred', replaces: ['login', 'log-in'] },
+      { term: 'utilize', use: 'forbidden', suggest: 'use' },
+      { term: 'Acme Cloud', use: 'keep', note: 'product name, never translated' },
+    ],
+    prompt: termBasePromptLines,
   }),
   maxWords: attribute({
     shape: limit,

@@ -17,3 +17,14 @@ export {
 export { type AttributeProblem, type ParsedAttributes, parseAttributes, shapeMessage } from './parse-attributes.js';
 export { type ExamplePair, INVALID, type JsonSchema, type Shape } from './shapes.js';
 export { isLocale, isVariantName, MAX_VARIANTS, VARIANT_NAME_PATTERN, type VariantAttributes } from './locale-and-variants.js';
+export {
+  inflectsByDefault,
+  MAX_TERM_ENTRIES,
+  MAX_TERM_NOTE_LENGTH,
+  MAX_TERM_REPLACES,
+  TERM_FORMS,
+  TERM_USES,
+  type TermEntry,
+  type TermForms,
+  type TermUse,
+} from './term-base.js';

@@ -20,6 +20,11 @@ export interface Shape<T> {
   readonly expected: string;
   /** The normalized value; undefined when an accepted value sets nothing (empty, blank); INVALID otherwise. */
   parse(value: unknown): T | undefined | typeof INVALID;
+  /**
+   * A write's 400 names the entry and field at fault inside the value (`attributes.terms.12.use
+   * must be one of …`) rather than restating the whole shape: for lists of objects.
+   */
+  readonly preciseErrors?: boolean;
 }
 
 const STRING = { type: 'string' } as const;
