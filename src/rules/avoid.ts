@@ -11,7 +11,7 @@ export function avoidViolations(
   text: string,
   isProtected: OverlapTest,
 ): RuleViolation[] {
-  return findPhrases(text, rules.avoid, isProtected).map((match) => ({
+  return findPhrases(text, rules.avoid, isProtected, rules.locale).map((match) => ({
     rule: 'avoid',
     message: `uses banned phrase ${quote(rules.avoid[match.phrase]!)}`,
     start: match.start,

@@ -8,6 +8,7 @@
  */
 import type { PersonaRules, RuleViolation } from './types.js';
 import type { ProtectedSpan } from './protected-spans.js';
+import { segmenterFor } from './word-segments.js';
 
 const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}`;
 /** A run of non-blank characters, or one character of a script written without spaces (as word processors count them). */
@@ -40,10 +41,32 @@ export function proseForCounting(text: string, spans: readonly ProtectedSpan[]):
   return out + text.slice(cursor);
 }
 
-export function countWords(prose: string): number {
+export function countWords(prose: string, locale: string | null = null): number {
   let words = 0;
   const withoutMarkers = prose.replace(LINE_MARKER, '');
+  if (locale !== null) return countSegmentedWords(withoutMarkers, locale);
   for (const [token] of withoutMarkers.matchAll(TOKEN)) if (HAS_WORD.test(token)) words++;
+  return words;
+}
+
+const BLANK = /^\s+$/u;
+const UNSPACED_LETTER = new RegExp(`[${UNSPACED}]`, 'u');
+
+/**
+ * Words as the locale segments them, where a run without blanks counts once as without a locale
+ * ("E-Mail", "don't", a URL's placeholder), except in scripts written without spaces, whose words
+ * each count: "株式会社に連絡してください" is five words or so, not thirteen.
+ */
+function countSegmentedWords(prose: string, locale: string): number {
+  let words = 0;
+  let afterBlank = true;
+  for (const { segment, isWordLike } of segmenterFor(locale).segment(prose)) {
+    if (BLANK.test(segment)) afterBlank = true;
+    else if (isWordLike) {
+      if (afterBlank || UNSPACED_LETTER.test(segment)) words++;
+      afterBlank = false;
+    }
+  }
   return words;
 }
 
@@ -82,7 +105,7 @@ export function lengthViolations(
       violations.push({ rule, message: `has ${count} ${unit}; the limit is ${limit}`, start: 0, end: text.length });
     }
   };
-  if (rules.maxWords !== null) over('maxWords', countWords(prose), rules.maxWords, 'words');
+  if (rules.maxWords !== null) over('maxWords', countWords(prose, rules.locale), rules.maxWords, 'words');
   if (rules.maxSentences !== null) over('maxSentences', countSentences(prose), rules.maxSentences, 'sentences');
   return violations;
 }

@@ -18,11 +18,13 @@ function findVocabulary(
   text: string,
   vocabulary: readonly VocabularyEntry[],
   isProtected: OverlapTest,
+  locale: string | null,
 ): VocabularyHit[] {
   const matches = findPhrases(
     text,
     vocabulary.map((entry) => entry.from),
     isProtected,
+    locale,
   );
   return matches
     .map((match) => ({
@@ -39,7 +41,7 @@ export function vocabularyViolations(
   text: string,
   isProtected: OverlapTest,
 ): RuleViolation[] {
-  return findVocabulary(text, rules.vocabulary, isProtected).map((hit) => ({
+  return findVocabulary(text, rules.vocabulary, isProtected, rules.locale).map((hit) => ({
     rule: 'vocabulary',
     message: `uses ${quote(collapseWhitespace(hit.found))}; prefer ${quote(hit.replacement)}`,
     start: hit.start,
@@ -52,7 +54,7 @@ export function fixVocabulary(
   text: string,
   isProtected: OverlapTest,
 ): { text: string; count: number } {
-  const hits = findVocabulary(text, rules.vocabulary, isProtected);
+  const hits = findVocabulary(text, rules.vocabulary, isProtected, rules.locale);
   return {
     text: applyEdits(text, hits),
     count: hits.length,

@@ -9,9 +9,12 @@
  *   line break: "circle\nback" matches "circle back", a paragraph break does not.
  * - Scripts written without spaces (Chinese, Japanese, Thai…) have no word edges,
  *   so a phrase edge in such a script needs no boundary.
+ * - A persona with a `locale` has its words found by Intl.Segmenter for it instead
+ *   (word-segments.ts), so those scripts get word edges too.
  */
 import { compiledPattern } from './compiled-patterns.js';
 import type { OverlapTest, Span } from './spans.js';
+import { findSegmentedPhrases, segmentedMatcher } from './word-segments.js';
 
 export interface PhraseMatch extends Span {
   /** Index of the matched phrase in the list given to `findPhrases`. */
@@ -82,7 +85,9 @@ export function findPhrases(
   text: string,
   phrases: readonly string[],
   isProtected: OverlapTest,
+  locale: string | null = null,
 ): PhraseMatch[] {
+  if (locale !== null) return findLocalePhrases(text, phrases, isProtected, locale);
   const matcher = matcherFor(phrases);
   if (matcher === null) return [];
   const { order, pattern } = matcher;
@@ -101,4 +106,22 @@ export function findPhrases(
     matches.push({ start, end, text: match[0], phrase: order[group - 1]!.index });
   }
   return matches;
+}
+
+/**
+ * With a locale: whole words as it segments them. A phrase without any word (punctuation alone)
+ * has no word edges to find, so it is matched as without a locale; overlaps keep the earlier match.
+ */
+function findLocalePhrases(text: string, phrases: readonly string[], isProtected: OverlapTest, locale: string): PhraseMatch[] {
+  const matcher = compiledPattern(
+    `words:${locale}`, phrases.join('\u0000'), () => segmentedMatcher(phrases, locale), () => phrases.reduce((sum, phrase) => sum + phrase.length, 0),
+  );
+  const matches = findSegmentedPhrases(text, matcher, locale, isProtected);
+  if (matcher.wordless.length === 0) return matches;
+  const wordless = findPhrases(text, matcher.wordless.map((index) => phrases[index]!), isProtected).map((match) => ({ ...match, phrase: matcher.wordless[match.phrase]! }));
+  const merged: PhraseMatch[] = [];
+  for (const match of [...matches, ...wordless].sort((a, b) => a.start - b.start || b.end - a.end)) {
+    if (merged.length === 0 || match.start >= merged.at(-1)!.end) merged.push(match);
+  }
+  return merged;
 }
