@@ -3,7 +3,7 @@ import { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 import { PersonaSamples } from './persona-samples.js';
 import { ifMatchHeader, personaPath as pathOf, withEtag } from './persona-paths.js';
 import type { CallOptions, PostOptions, Transport } from './transport.js';
-import type { CreatePersonaInput, Persona, PersonaWithEtag, UpdatePersonaInput } from './types.js';
+import type { CreatePersonaInput, DraftPersonaInput, Persona, PersonaDraft, PersonaWithEtag, UpdatePersonaInput } from './types.js';
 
 /** `idempotencyKey` applies to the writes that are not idempotent by themselves (update, delete, restore, label removal). */
 export interface ConditionalOptions extends PostOptions {
@@ -28,6 +28,16 @@ export class Personas {
   async create(input: CreatePersonaInput, options?: PostOptions): Promise<PersonaWithEtag> {
     const { body, headers } = await this.transport.call<Persona>({ method: 'POST', path: '/personas', body: input }, options);
     return withEtag(body, headers);
+  }
+
+  /**
+   * A persona drafted from 1–20 sample texts by `provider` (scope `personas:write`), stored nowhere:
+   * its `attributes`, a short quote from a sample per attribute as `evidence`, and `warnings` for
+   * what of the model's answer was dropped. `create` takes it as it is. Spends the key's budgets
+   * as a refine does; like a refine, retried on 429, 502, 503 and 504 unless `maxRetries: 0`.
+   */
+  async draft(input: DraftPersonaInput, options?: CallOptions): Promise<PersonaDraft> {
+    return (await this.transport.call<PersonaDraft>({ method: 'POST', path: '/personas/draft', body: input }, options)).body;
   }
 
   /** Every persona of the account, oldest first. */

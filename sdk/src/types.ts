@@ -13,6 +13,10 @@ export type ErrorBody = components['schemas']['Error'];
 export type CreatePersonaInput = JsonOf<paths['/v1/personas']['post']['requestBody']>;
 /** A field present replaces the stored one; a field absent is kept; `attributes` is replaced whole. */
 export type UpdatePersonaInput = JsonOf<paths['/v1/personas/{id}']['patch']['requestBody']>;
+/** What `personas.draft` takes: 1–20 sample texts and the provider that drafts from them. */
+export type DraftPersonaInput = JsonOf<paths['/v1/personas/draft']['post']['requestBody']>;
+/** A persona drafted from samples, stored nowhere: `personas.create` takes it as it is. */
+export type PersonaDraft = JsonOf<paths['/v1/personas/draft']['post']['responses'][200]>;
 export type RefineInput = JsonOf<paths['/v1/refine']['post']['requestBody']>;
 /** Which persona version a refine or check used (`X-Persona-Version`); not enumerable. */
 export interface UsedPersonaVersion {

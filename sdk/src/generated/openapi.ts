@@ -132,6 +132,17 @@ export interface paths {
                         /** @description Display name; surrounding whitespace is trimmed; 1-200 characters */
                         name: string;
                         attributes?: components["schemas"]["PersonaAttributes"];
+                        /** @description A draft's evidence (POST /v1/personas/draft), accepted so a draft can be posted as it is; not stored */
+                        evidence?: {
+                            [key: string]: string;
+                        };
+                        /** @description A draft's warnings (POST /v1/personas/draft), accepted so a draft can be posted as it is; not stored */
+                        warnings?: {
+                            /** @description The attribute it is about, when it is about one */
+                            attribute?: string;
+                            /** @description What of the model's answer was dropped, and why */
+                            message: string;
+                        }[];
                     };
                 };
             };
@@ -651,6 +662,169 @@ export interface paths {
                 };
             };
         };
+        trace?: never;
+    };
+    "/v1/personas/draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Draft a persona from sample texts
+         * @description A provider reads the samples through its structured output and fills the catalogue's descriptive attributes, `vocabulary`, `avoid`, `signOff`, `examples` and `terms`, each with a short quote from a sample as `evidence` (docs/rules-and-attributes.md, "Drafting a persona from samples"). The model's answer is checked against the catalogue: what does not fit is dropped and said in `warnings`, so the answer is a 200 whatever the model wrote, and a body `POST /v1/personas` accepts as it is. Nothing is stored. Counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent); its calls and tokens count in `GET /v1/usage` as endpoint `drafted`. A provider failure answers as a refine's does (502, 504, 429; 400 when the provider refuses the key); the `rules` provider has no model and is a 400.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description Texts written in the voice to draft (1-20, each 1-20000 characters): data the model describes, never instructions to it */
+                        samples: string[];
+                        /** @description Provider id, e.g. "anthropic"; not "rules", which has no model */
+                        provider: string;
+                        /** @description The caller's own key for that provider: used for this call only, never stored, logged or echoed */
+                        providerApiKey: string;
+                        /** @description Overrides the provider's default model */
+                        model?: string;
+                        /** @description The draft's name; else the model's, else "Drafted persona" */
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description A persona drafted from samples, stored nowhere: POST it to /v1/personas as it is */
+                200: {
+                    headers: {
+                        /** @description The draft's calls and tokens, `input_tokens=…, output_tokens=…, provider_calls=…` */
+                        "X-Usage"?: string;
+                        /** @description What the key's tokensPerDay budgets had left after the draft, the least of them; only with one */
+                        "X-Budget-Tokens-Remaining"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Display name; surrounding whitespace is trimmed; 1-200 characters */
+                            name: string;
+                            attributes: components["schemas"]["PersonaAttributes"];
+                            /** @description Per drafted attribute, a quote of at most 200 characters from a sample that shows it (blanks collapsed); every quote was found in a sample */
+                            evidence: {
+                                [key: string]: string;
+                            };
+                            /** @description What of the model's answer was dropped (a value of none of the attribute's shapes, an unknown member, a quote in no sample, a list past its bound); absent when nothing was */
+                            warnings?: {
+                                /** @description The attribute it is about, when it is about one */
+                                attribute?: string;
+                                /** @description What of the model's answer was dropped, and why */
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:write" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The provider failed */
+                502: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The provider did not answer in time */
+                504: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/personas/{id}/versions": {
@@ -1605,6 +1779,152 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/personas/{id}/variants/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of a persona's variants, merged over its attributes
+         * @description The attributes a request naming `variant` uses: the variant's values replace the base's key by key, `vocabulary` and `enforce` merge entry by entry, `avoid`, `casing` and `terms` are the union (docs/rules-and-attributes.md, "Variants"). The newest version's variant unless `personaVersion` or `personaLabel` pins one. 404 when the persona, the version or the variant does not exist.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description Use this version of the persona instead of the newest; not with personaLabel */
+                    personaVersion?: number;
+                    /** @description Use the version this label points at (lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version); not with personaVersion */
+                    personaLabel?: string;
+                };
+                header?: never;
+                path: {
+                    /** @description Persona id */
+                    id: string;
+                    /** @description The variant, a key of the persona's `variants` */
+                    name: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The merged attributes */
+                200: {
+                    headers: {
+                        /** @description The persona version used: the pinned one, else the newest */
+                        "X-Persona-Version"?: number;
+                        /** @description The persona's variant used, when the request named one */
+                        "X-Persona-Variant"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Persona id */
+                            id: string;
+                            /** @description The persona version's name */
+                            name: string;
+                            /** @description The persona version whose variant this is */
+                            version: number;
+                            variant: string;
+                            /** @description The version's attributes with the variant merged over them, without `variants`: what a refine, check or chat completion naming the variant reads */
+                            attributes: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    };
+                };
+                /** @description Invalid request */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, malformed, unknown or revoked API key */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The key lacks the scope "personas:read" */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such resource */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body too large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Request body is not application/json */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Rate limit exceeded */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Unexpected error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Overloaded or storage unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/personas/{id}/labels/{label}/policy": {
         parameters: {
             query?: never;
@@ -2090,7 +2410,7 @@ export interface paths {
         put?: never;
         /**
          * Rewrite text in a persona's voice through the caller's own provider key
-         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. With `judge`, the final answer is rated against the persona's descriptive attributes: `X-Persona-Score` includes the voice, `X-Persona-Ratings` lists `attribute=rating`, `X-Persona-Judge-Error` says why when the judge failed (the refine still succeeds), and the judge's calls count in `X-Usage`. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
+         * @description Provider failures carry `X-Error-Source: provider` and a message starting with `provider "<id>"`. A successful answer carries `Server-Timing: provider;dur=…, total;dur=…`, and `X-Persona-Violations` (e.g. `avoid=1,maxWords=1,preserve=2`) when the persona's rules are still broken after the fixes and one repair call; every answer carries `X-Persona-Score: <0–100>`, the deterministic score of the answer (as `POST /v1/check` computes it with `original` = `content`; a streamed one in `done.score`); `preserve` counts the numbers, URLs, e-mail addresses, code and template placeholders of `content` missing from the answer. With `judge`, the final answer is rated against the persona's descriptive attributes: `X-Persona-Score` includes the voice, `X-Persona-Ratings` lists `attribute=rating`, `X-Persona-Judge-Error` says why when the judge failed (the refine still succeeds), and the judge's calls count in `X-Usage`. Provider `rules` applies only the deterministic rules and needs no `providerApiKey`. With `"stream": true` the answer is `text/event-stream`: `delta` events, then exactly one `done` or `error` (each `data` one JSON object; `: keep-alive` comments every 15 s). Failures before the first text are ordinary JSON errors. A stream applies the vocabulary, casing and emoji fixes as it goes and adds the sign-off before `done`; what only the model can fix gets no repair call and is reported in `done.violations`. `personaVersion` or `personaLabel` pins the persona version used (not both); every answer carries `X-Persona-Version`. `variant` names one of that version's `variants`, merged over its attributes (an unknown one is a 400 listing them); the answer then carries `X-Persona-Variant`. Every answer names who produced it in `X-Provider: <id>/<model>` and what it cost in `X-Usage: input_tokens=…, output_tokens=…, provider_calls=…` (summed over every provider call, retries, fallbacks and the repair call included; a token member is left out when a provider did not report it). With `Cache-Control: max-age=N` an answer stored for the same request at most N seconds ago is returned (`X-Cache: HIT` and `Age`) instead of calling the provider; `no-cache` forces a fresh answer and stores it; `no-store` neither reads nor stores; the answer then says `X-Cache: HIT` or `X-Cache: MISS`.
          */
         post: {
             parameters: {
@@ -2116,6 +2436,8 @@ export interface paths {
                         personaVersion?: number;
                         /** @description Use the version this label points at (lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version); not with personaVersion */
                         personaLabel?: string;
+                        /** @description One of the persona version's `variants`, merged over its attributes (docs/rules-and-attributes.md, "Variants"); an unknown one is a 400 naming the known ones. The answer carries `X-Persona-Variant`. */
+                        variant?: string;
                         /** @description The text to refine */
                         content: string;
                         /** @description Overrides the provider's default model */
@@ -2149,6 +2471,8 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
+                        /** @description The persona's variant used, when the request named one */
+                        "X-Persona-Variant"?: string;
                         /** @description The score of the answer (0–100), as POST /v1/check computes it; with the voice when judged */
                         "X-Persona-Score"?: number;
                         /** @description A judged refine: the ratings of the answer, `attribute=rating` pairs joined by commas, attribute names percent-encoded (`tone=4,my%20key=5`) */
@@ -2302,7 +2626,7 @@ export interface paths {
         put?: never;
         /**
          * OpenAI's Chat Completions, answered in a persona's voice through the caller's own provider key
-         * @description A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body's `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; the caller's provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. The persona's instructions go first, before the caller's messages; its rules then apply to the answer's text as a refine applies them (no `preserve`), with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. Errors use OpenAI's body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller's key is a 401. The answer cache as POST /v1/refine (`Cache-Control: max-age=N`, `no-cache`, `no-store`; `X-Cache` and `Age`), keyed by the whole conversation (docs/chat-completions.md).
+         * @description A drop-in base URL for OpenAI clients (`{base}/v1`). The persona is `X-Persona` (or the body's `persona`): `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; one of its variants is `X-Persona-Variant` (or the body's `variant`), answered in `X-Persona-Variant`; the caller's provider key is `X-Provider-Api-Key`; `model` is `<provider>/<model>` or `<provider>`. The persona's instructions go first, before the caller's messages; its rules then apply to the answer's text as a refine applies them (no `preserve`), with one repair call while a required finding remains (not streamed). An answer of tool calls, or one asked for as JSON, is not rewritten: `X-Persona-Rules: skipped` (else `applied`). Headers as POST /v1/refine: `X-Persona-Version`, `X-Persona-Variant`, `X-Persona-Score`, `X-Persona-Violations`, `X-Usage`, `X-Provider`. `usage` sums every provider call. With `"stream": true`: `data: <chat.completion.chunk>` lines, the usage chunk with `stream_options.include_usage`, then `data: [DONE]`. Errors use OpenAI's body `{"error":{"message","type","param","code"}}` with the status the rest of the API gives; a provider refusing the caller's key is a 401. The answer cache as POST /v1/refine (`Cache-Control: max-age=N`, `no-cache`, `no-store`; `X-Cache` and `Age`), keyed by the whole conversation (docs/chat-completions.md).
          */
         post: {
             parameters: {
@@ -2314,6 +2638,8 @@ export interface paths {
                     "cache-control"?: string;
                     /** @description The persona: `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>` */
                     "x-persona"?: string;
+                    /** @description One of the persona's `variants`, merged over its attributes; wins over the body's `variant` */
+                    "x-persona-variant"?: string;
                     /** @description The caller's own key for the provider `model` names: used for this call only, never stored, logged or echoed */
                     "x-provider-api-key"?: string;
                 };
@@ -2347,6 +2673,8 @@ export interface paths {
                         }[];
                         /** @description `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`, when the X-Persona header is not sent */
                         persona?: string;
+                        /** @description One of the persona's `variants`, when the X-Persona-Variant header is not sent (docs/rules-and-attributes.md, "Variants") */
+                        variant?: string;
                         temperature?: number | null;
                         top_p?: number | null;
                         max_tokens?: number | null;
@@ -2405,6 +2733,8 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
+                        /** @description The persona's variant used, when the request named one */
+                        "X-Persona-Variant"?: string;
                         /** @description The score of the answer (0–100), as POST /v1/check computes it; with the voice when judged */
                         "X-Persona-Score"?: number;
                         /** @description A judged refine: the ratings of the answer, `attribute=rating` pairs joined by commas, attribute names percent-encoded (`tone=4,my%20key=5`) */
@@ -4301,7 +4631,7 @@ export interface paths {
         put?: never;
         /**
          * Check text against a persona's rules, and with a judge its voice
-         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, and any well-known attribute the rules and the prompt ignore because of its shape. With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. With `judge`, a provider rates `content` against the persona's descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, and the judge's calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. A judged check counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent; `X-Budget-Tokens-Remaining` when the key has a token budget); a check without a judge spends nothing and counts against neither. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`.
+         * @description Reports every violation of the persona's rules (the attributes that configure one say so) with its offsets in `content`, and any well-known attribute the rules and the prompt ignore because of its shape. With `original` (the text `content` was rewritten from), also reports as `preserve` every number, URL, e-mail address, code span or block and template placeholder of `original` that `content` lost, with its offsets in `original`, unless the persona turns `preserve` off. Changes nothing. With `judge`, a provider rates `content` against the persona's descriptive attributes (`judge.ratings`, `scores.voice`); the answer then carries `X-Usage`, and the judge's calls count in `GET /v1/usage`. A judge that fails leaves the check a 200 with the deterministic score and `judge.error`. A judged check counts against the key's `refinesPerMinute` and `tokensPerDay` as a refine does (429 when spent; `X-Budget-Tokens-Remaining` when the key has a token budget); a check without a judge spends nothing and counts against neither. `personaVersion` or `personaLabel` pins the persona version checked against (not both); the answer carries `X-Persona-Version`. `variant` names one of that version's `variants`, merged over its attributes, its own `locale` included; the answer then carries `X-Persona-Variant`.
          */
         post: {
             parameters: {
@@ -4318,6 +4648,8 @@ export interface paths {
                         personaVersion?: number;
                         /** @description Use the version this label points at (lowercase letters, digits and "-", 1-40 characters; "latest" always means the newest version); not with personaVersion */
                         personaLabel?: string;
+                        /** @description One of the persona version's `variants`, merged over its attributes (docs/rules-and-attributes.md, "Variants"); an unknown one is a 400 naming the known ones. The answer carries `X-Persona-Variant`. */
+                        variant?: string;
                         /** @description The text to check */
                         content: string;
                         /** @description The text `content` was rewritten from (by this service or anything else): its numbers, URLs, e-mail addresses, code and template placeholders must all be in `content` */
@@ -4340,6 +4672,8 @@ export interface paths {
                     headers: {
                         /** @description The persona version used: the pinned one, else the newest */
                         "X-Persona-Version"?: number;
+                        /** @description The persona's variant used, when the request named one */
+                        "X-Persona-Variant"?: string;
                         /** @description A judged check: the judge's calls and tokens, `input_tokens=…, output_tokens=…, provider_calls=…` */
                         "X-Usage"?: string;
                         [name: string]: unknown;
@@ -4359,15 +4693,17 @@ export interface paths {
                                 voice?: number;
                             };
                             violations: {
-                                /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences, preserve */
+                                /** @description The rule id: vocabulary, casing, avoid, emoji, signOff, maxWords, maxSentences, preserve, terms */
                                 rule: string;
                                 /** @description required (the default) fails the check; recommended only lowers the score. Set per rule by the `enforce` attribute */
                                 severity: "required" | "recommended";
                                 message: string;
-                                /** @description Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original` */
+                                /** @description Offset of the offending span (UTF-16 code units) in `content`; for `preserve` and a lost kept term, of the lost item in `original` */
                                 start: number;
                                 /** @description End offset, exclusive */
                                 end: number;
+                                /** @description For `terms` findings: the term base entry's `term` */
+                                term?: string;
                             }[];
                             /** @description Well-known attributes the persona holds with a value of none of their shapes (only personas stored before shapes were checked can): the prompt and the rules ignore them until they are fixed. Empty when none. */
                             warnings: {
@@ -4662,9 +4998,9 @@ export interface paths {
                             provider: string;
                             /** @description The resolved model; null for the offline "rules" provider, which has none (as in GET /v1/providers) */
                             model: string | null;
-                            /** @description What was asked: `refine` (POST /v1/refine, checks and evaluations) or `chat` (POST /v1/chat/completions); the rows before API 1.4.0 are all `refine` */
-                            endpoint: "refine" | "chat";
-                            /** @description Refines (or chat completions, for `endpoint` `chat`) this provider/model answered, cache hits included */
+                            /** @description What was asked: `refine` (POST /v1/refine, checks and evaluations), `chat` (POST /v1/chat/completions) or `drafted` (POST /v1/personas/draft); the rows before API 1.4.0 are all `refine` */
+                            endpoint: "refine" | "chat" | "drafted";
+                            /** @description Refines (chat completions for `endpoint` `chat`, drafts for `drafted`) this provider/model answered, cache hits included */
                             refines: number;
                             /** @description Refines in which this provider/model failed (whether or not a fallback then answered) */
                             failures: number;
@@ -6903,6 +7239,11 @@ export interface components {
              */
             language?: string | null;
             /**
+             * @description The locale to write for, as a BCP 47 tag (stored as written): the model is asked for its language, and the word rules (vocabulary, avoid, terms, maxWords) find words as that locale segments them, so Japanese text without spaces is counted and matched by words. A variant may set its own.
+             * @example de-DE
+             */
+            locale?: string | null;
+            /**
              * @description How long the text should be, in words the model reads (see maxWords and maxSentences for checked limits).
              * @example shorter than the original
              */
@@ -6937,6 +7278,40 @@ export interface components {
              *     ]
              */
             casing?: string | string[] | null;
+            /**
+             * @description A term base of at most 2000 entries, each a `term` and its `use`: `"preferred"` rewrites each of `replaces` to the term (as `vocabulary` does), `"forbidden"` reports the term with its `suggest`ion and gets one repair call (as `avoid`), `"keep"` requires the term verbatim in the answer wherever the original has it (product names, do-not-translate; as `preserve`). `caseSensitive` defaults to false, true for `keep`; `forms` defaults to `"inflected"` for a lower-case word without blanks (also matching its -s, -es, -'s, -ed and -ing, the ending kept on the replacement) and `"exact"` otherwise; `note` is shown to the model. The system message lists the first 150 entries (fewer when long); the rules check all of them. Findings carry `term`. Configures the `terms` rule.
+             * @example [
+             *       {
+             *         "term": "sign-in",
+             *         "use": "preferred",
+             *         "replaces": [
+             *           "login",
+             *           "log-in"
+             *         ]
+             *       },
+             *       {
+             *         "term": "utilize",
+             *         "use": "forbidden",
+             *         "suggest": "use"
+             *       },
+             *       {
+             *         "term": "Acme Cloud",
+             *         "use": "keep",
+             *         "note": "product name, never translated"
+             *       }
+             *     ]
+             */
+            terms?: {
+                term: string;
+                /** @enum {string} */
+                use: "preferred" | "forbidden" | "keep";
+                replaces?: string[];
+                suggest?: string;
+                caseSensitive?: boolean;
+                /** @enum {string} */
+                forms?: "exact" | "inflected";
+                note?: string;
+            }[] | null;
             /**
              * @description At most this many words. A longer answer gets one repair call; what remains is reported. Configures the `maxWords` rule.
              * @example 120
@@ -6989,12 +7364,77 @@ export interface components {
                 maxWords?: boolean | ("required" | "recommended");
                 maxSentences?: boolean | ("required" | "recommended");
                 preserve?: boolean | ("required" | "recommended");
+                terms?: boolean | ("required" | "recommended");
             } | null;
             /**
              * @description The lowest score (0–100) a text may have and still pass a check; a judged refine scoring under it gets its one repair call aimed at the low-rated attributes. Never shown to the model.
              * @example 80
              */
             minScore?: number | null;
+            /**
+             * @description Named variants of the voice (`de-DE`, `support-chat`), each some of the attributes above (not `variants`), chosen per request with `"variant"`: the variant's values replace the base's key by key, `vocabulary` and `enforce` merge entry by entry (the variant's winning), `avoid`, `casing` and `terms` are the union (the variant's `terms` entry winning for the same term), and null removes the base's value. Versioned, labelled and exported with the persona. Never shown to the model as such.
+             * @example {
+             *       "de-DE": {
+             *         "locale": "de-DE",
+             *         "signOff": "Viele Grüße,\nIhr Acme-Team"
+             *       },
+             *       "support-chat": {
+             *         "maxWords": 60
+             *       }
+             *     }
+             */
+            variants?: {
+                [key: string]: {
+                    description?: string | null;
+                    tone?: string | string[] | null;
+                    formality?: string | null;
+                    audience?: string | string[] | null;
+                    personality?: string | string[] | null;
+                    readingLevel?: string | null;
+                    language?: string | null;
+                    locale?: string | null;
+                    length?: string | null;
+                    emoji?: boolean | string | null;
+                    vocabulary?: {
+                        [key: string]: string;
+                    } | null;
+                    avoid?: string | string[] | null;
+                    casing?: string | string[] | null;
+                    terms?: {
+                        term: string;
+                        /** @enum {string} */
+                        use: "preferred" | "forbidden" | "keep";
+                        replaces?: string[];
+                        suggest?: string;
+                        caseSensitive?: boolean;
+                        /** @enum {string} */
+                        forms?: "exact" | "inflected";
+                        note?: string;
+                    }[] | null;
+                    maxWords?: number | null;
+                    maxSentences?: number | null;
+                    signOff?: string | null;
+                    examples?: ({
+                        before: string;
+                        after: string;
+                    } & {
+                        [key: string]: unknown;
+                    })[] | null;
+                    instructions?: string | null;
+                    enforce?: boolean | {
+                        vocabulary?: boolean | ("required" | "recommended");
+                        casing?: boolean | ("required" | "recommended");
+                        avoid?: boolean | ("required" | "recommended");
+                        emoji?: boolean | ("required" | "recommended");
+                        signOff?: boolean | ("required" | "recommended");
+                        maxWords?: boolean | ("required" | "recommended");
+                        maxSentences?: boolean | ("required" | "recommended");
+                        preserve?: boolean | ("required" | "recommended");
+                        terms?: boolean | ("required" | "recommended");
+                    } | null;
+                    minScore?: number | null;
+                };
+            } | null;
         } & {
             [key: string]: unknown;
         };
@@ -7087,11 +7527,13 @@ export interface components {
             score: number;
             /** @description The findings left in the answer */
             violations: {
-                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve";
+                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve" | "terms";
                 severity: "required" | "recommended";
                 message: string;
                 start: number;
                 end: number;
+                /** @description For `terms` findings: the term base entry's `term` */
+                term?: string;
             }[];
             /** @description The feedback given on the answer (POST /v1/feedback), if any */
             feedback?: {
@@ -7224,11 +7666,13 @@ export interface components {
             } | null;
             /** @description Findings left in the answer */
             violations: {
-                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve";
+                rule: "vocabulary" | "casing" | "avoid" | "emoji" | "signOff" | "maxWords" | "maxSentences" | "preserve" | "terms";
                 severity: "required" | "recommended";
                 message: string;
                 start: number;
                 end: number;
+                /** @description For `terms` findings: the term base entry's `term` */
+                term?: string;
             }[];
             /** @description No required finding, `expect` met, at or above the persona's `minScore` */
             passed: boolean;
