@@ -4,6 +4,8 @@ import { checkAttributes } from './variants.js';
 
 export const NAME_MAX_LENGTH = 200;
 export const ATTRIBUTES_MAX_BYTES = 64 * 1024;
+/** `terms` is not counted in ATTRIBUTES_MAX_BYTES but in this: 2,000 entries of about 130 bytes each. */
+export const TERMS_MAX_BYTES = 256 * 1024;
 export const ATTRIBUTES_MAX_DEPTH = 32;
 
 const NAME_MESSAGE = `name must be a non-empty string of at most ${NAME_MAX_LENGTH} characters`;
@@ -36,7 +38,12 @@ export function serializeAttributes(attributes: Record<string, unknown>): string
     throw invalidRequest(`attributes must not be nested more than ${ATTRIBUTES_MAX_DEPTH} levels deep`);
   }
   const json = JSON.stringify(attributes);
-  if (Buffer.byteLength(json, 'utf8') > ATTRIBUTES_MAX_BYTES) {
+  // A term base has its own budget: 2,000 entries do not fit in the one every other key shares.
+  const termBytes = Array.isArray(attributes.terms) ? Buffer.byteLength(JSON.stringify(attributes.terms), 'utf8') : 0;
+  if (termBytes > TERMS_MAX_BYTES) {
+    throw invalidRequest(`attributes.terms must be at most ${TERMS_MAX_BYTES / 1024} KiB when serialized as JSON`);
+  }
+  if (Buffer.byteLength(json, 'utf8') - termBytes > ATTRIBUTES_MAX_BYTES) {
     throw invalidRequest(`attributes must be at most ${ATTRIBUTES_MAX_BYTES / 1024} KiB when serialized as JSON`);
   }
   checkAttributes(attributes);

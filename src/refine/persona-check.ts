@@ -3,7 +3,7 @@ import { type AnswerObserver, unobserved } from '../quality/answer-event.js';
 import type { CompiledPersonas } from './compiled-personas.js';
 import type { PersonaPin } from '../personas/persona-history.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
-import { checkText, preservedOriginal, type Severity } from '../rules/index.js';
+import { checkText, originalFor, type Severity } from '../rules/index.js';
 import type { Judge } from '../scoring/judge.js';
 import type { JudgeRequest, JudgeVerdict } from '../scoring/judge-verdict.js';
 import { passes, scoreOf, type SubScores } from '../scoring/persona-score.js';
@@ -23,7 +23,7 @@ export interface CheckVerdict {
   passed: boolean;
   score: number;
   scores: SubScores;
-  violations: { rule: string; severity: Severity; message: string; start: number; end: number }[];
+  violations: { rule: string; severity: Severity; message: string; start: number; end: number; term?: string }[];
   /** Well-known attributes held with a value of none of their shapes, ignored until fixed. */
   warnings: { attribute: string; message: string }[];
   /** Present when the request asked for a judge: its ratings, or why it gave none. */
@@ -57,13 +57,14 @@ export class PersonaCheck {
   async check(accountId: string, body: CheckRequest, signal: AbortSignal): Promise<CheckResult> {
     const target = body.judge && this.judge.target(body.judge);
     const persona = await this.personas.get(accountId, body.personaId, body);
-    const preserved = body.original !== undefined && persona.rules.preserve ? preservedOriginal(body.original) : undefined;
-    const violations = checkText(persona.rules, body.content, preserved).map(({ rule, severity, message, start, end }) => ({
+    const preserved = body.original === undefined ? undefined : originalFor(persona.rules, body.original);
+    const violations = checkText(persona.rules, body.content, preserved).map(({ rule, severity, message, start, end, term }) => ({
       rule,
       severity,
       message,
       start,
       end,
+      ...(term === undefined ? {} : { term }),
     }));
     const warnings = persona.invalid.map(({ key, message }) => ({ attribute: key, message: `${message}; it is ignored until fixed` }));
     const judgement = target

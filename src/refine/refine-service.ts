@@ -17,7 +17,7 @@ import { invalidRequest } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import { type ProviderRegistry, singleTurn } from '../providers/index.js';
 import { SecretScrubber } from '../providers/secret-scrubber.js';
-import { preservedOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { originalFor as rulesOriginal, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import { type PersonaScore, scoreOf } from '../scoring/persona-score.js';
 import type { Judge, JudgeJob, JudgeTarget } from '../scoring/judge.js';
 import type { JudgeVerdict } from '../scoring/judge-verdict.js';
@@ -243,5 +243,5 @@ export class RefineService {
 
 /** The content's items, found once per refine and compared with each answer. */
 function originalFor(persona: CompiledPersona, content: string): PreservedOriginal | undefined {
-  return persona.rules.preserve ? preservedOriginal(content) : undefined;
+  return rulesOriginal(persona.rules, content);
 }

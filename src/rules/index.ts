@@ -29,5 +29,5 @@ export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-att
 export { checkText, applyFixes, applyWordFixes, changesText, enforce } from './engine.js';
 export { endsInsideFence } from './protected-spans.js';
 export { countViolations, needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
-export { preservedOriginal, type PreservedOriginal } from './preserve.js';
+export { originalFor, preservedOriginal, type PreservedOriginal } from './preserve.js';
 export { findPreservedItems, type PreservedItem, type PreservedKind } from './preserved-items.js';

@@ -7,7 +7,8 @@
  * When an item occurs several times and some are lost, the last ones are reported:
  * which of the equal occurrences the model dropped is unknowable.
  */
-import type { RuleViolation } from './types.js';
+import type { PersonaRules, RuleViolation } from './types.js';
+import { keepsTerms } from './terms.js';
 import { countPreservedItems, findPreservedItems, type PreservedItem } from './preserved-items.js';
 import { quote } from './spans.js';
 import { collapseWhitespace } from './word-match.js';
@@ -20,6 +21,16 @@ export interface PreservedOriginal {
 
 export function preservedOriginal(text: string): PreservedOriginal {
   return { text, items: findPreservedItems(text) };
+}
+
+/**
+ * What a text rewritten from `text` is checked against, when the rules need it: its items for
+ * `preserve`, the text itself for the kept terms of `terms` (then without items, which would
+ * count in the score's facts though nothing checks them).
+ */
+export function originalFor(rules: PersonaRules, text: string): PreservedOriginal | undefined {
+  if (rules.preserve) return preservedOriginal(text);
+  return keepsTerms(rules) ? { text, items: [] } : undefined;
 }
 
 export function preserveViolations(original: PreservedOriginal, text: string): RuleViolation[] {

@@ -11,6 +11,7 @@ import {
   type SampleInput,
   SAMPLES_MAX,
 } from '../evals/samples.js';
+import { VARIANT_NAME_PATTERN } from '../personas/catalogue/index.js';
 import { LABEL_MAX_LENGTH } from '../personas/labels.js';
 import { RULE_IDS, SEVERITIES } from '../rules/types.js';
 import type { Assignable } from './common.js';
@@ -32,6 +33,9 @@ const sampleFields = {
   name: Type.Optional(Type.String({ minLength: 1, maxLength: SAMPLE_NAME_MAX_LENGTH, description: 'A label for people' })),
   content: Type.String({ minLength: 1, maxLength: SAMPLE_CONTENT_MAX_LENGTH, description: 'The text to refine' }),
   expect: Type.Optional(Expectation),
+  variant: Type.Optional(
+    Type.String({ pattern: VARIANT_NAME_PATTERN, description: "Refine this sample in one of the persona's `variants` (a de-DE text in the de-DE variant); default: the run's `variant`, else none" }),
+  ),
 };
 
 export const Sample = Type.Object(
@@ -63,6 +67,12 @@ export const StartEvalBody = Type.Object(
   {
     version: Type.Optional(Type.Integer({ minimum: 1, maximum: VERSION_MAX, description: 'The version to evaluate; not with label. Default: the newest' })),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: LABEL_MAX_LENGTH, description: 'Evaluate the version this label points at; not with version' })),
+    variant: Type.Optional(
+      Type.String({
+        pattern: VARIANT_NAME_PATTERN,
+        description: "Evaluate in one of that version's `variants` (a sample naming its own variant uses that one); an unknown one, the run's or a sample's, is a 400 listing the known ones",
+      }),
+    ),
     provider: Type.String({ minLength: 1, maxLength: 64, description: 'Provider id, as for POST /v1/refine' }),
     providerApiKey: Type.Optional(providerKey('The caller\'s own key for that provider; held in memory for the run only, never stored or logged. Required except for "rules"')),
     model: Type.Optional(modelName('Overrides the provider\'s default model')),
@@ -126,6 +136,7 @@ export const Violation = Type.Object(
     message: Type.String(),
     start: Type.Integer(),
     end: Type.Integer(),
+    term: Type.Optional(Type.String({ description: 'For `terms` findings: the term base entry\'s `term`' })),
   },
   { additionalProperties: false },
 );
@@ -181,6 +192,7 @@ const runFields = {
   id: Type.String({ description: 'Time-ordered evaluation id' }),
   personaId: Type.String(),
   version: Type.Integer({ description: 'The persona version evaluated' }),
+  variant: Type.Optional(Type.String({ description: 'The persona variant evaluated, when the run named one' })),
   status: Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled', 'interrupted'].map((s) => Type.Literal(s))),
   createdAt: Type.String({ format: 'date-time' }),
   finishedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),

@@ -26,7 +26,7 @@ export const PersonaAttributes = Type.Unsafe<Record<string, unknown>>({
   properties: wellKnownProperties(),
   additionalProperties: true,
   description:
-    'The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep). ' +
+    'The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep; a term base `terms` has its own 256 KiB). ' +
     'The well-known keys below are stated to the model as instructions, and some configure the rules checked after generation; ' +
     'a write whose well-known key has none of its documented shapes is refused with 400. ' +
     'Any other key is yours: it is passed to the model as `key: value`.',

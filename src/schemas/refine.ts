@@ -263,9 +263,10 @@ export const CheckResponse = Type.Object(
           ),
           message: Type.String(),
           start: Type.Integer({
-            description: 'Offset of the offending span (UTF-16 code units) in `content`; for `preserve`, of the lost item in `original`',
+            description: 'Offset of the offending span (UTF-16 code units) in `content`; for `preserve` and a lost kept term, of the lost item in `original`',
           }),
           end: Type.Integer({ description: 'End offset, exclusive' }),
+          term: Type.Optional(Type.String({ description: 'For `terms` findings: the term base entry\'s `term`' })),
         },
         { additionalProperties: false },
       ),
