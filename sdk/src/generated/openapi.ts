@@ -3156,6 +3156,8 @@ export interface paths {
                                 /** @description None may occur in the answer, exactly as written */
                                 notContains?: string[];
                             };
+                            /** @description Refine this sample in one of the persona's `variants` (a de-DE text in the de-DE variant); default: the run's `variant`, else none */
+                            variant?: string;
                         }[];
                     };
                 };
@@ -3417,6 +3419,8 @@ export interface paths {
                         version?: number;
                         /** @description Evaluate the version this label points at; not with version */
                         label?: string;
+                        /** @description Evaluate in one of that version's `variants` (a sample naming its own variant uses that one); an unknown one, the run's or a sample's, is a 400 listing the known ones */
+                        variant?: string;
                         /** @description Provider id, as for POST /v1/refine */
                         provider: string;
                         /** @description The caller's own key for that provider; held in memory for the run only, never stored or logged. Required except for "rules" */
@@ -7183,7 +7187,7 @@ export interface components {
             message: string;
         };
         /**
-         * @description The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep). The well-known keys below are stated to the model as instructions, and some configure the rules checked after generation; a write whose well-known key has none of its documented shapes is refused with 400. Any other key is yours: it is passed to the model as `key: value`.
+         * @description The voice, as a JSON object stored and returned verbatim (at most 64 KiB serialized, 32 levels deep; a term base `terms` has its own 256 KiB). The well-known keys below are stated to the model as instructions, and some configure the rules checked after generation; a write whose well-known key has none of its documented shapes is refused with 400. Any other key is yours: it is passed to the model as `key: value`.
          * @example {
          *       "tone": [
          *         "warm",
@@ -7652,6 +7656,8 @@ export interface components {
                 /** @description None may occur in the answer, exactly as written */
                 notContains?: string[];
             };
+            /** @description Refine this sample in one of the persona's `variants` (a de-DE text in the de-DE variant); default: the run's `variant`, else none */
+            variant?: string;
         };
         EvalResult: {
             sampleId: string;
@@ -7710,6 +7716,8 @@ export interface components {
             personaId: string;
             /** @description The persona version evaluated */
             version: number;
+            /** @description The persona variant evaluated, when the run named one */
+            variant?: string;
             status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
             /** Format: date-time */
             createdAt: string;
@@ -7759,6 +7767,8 @@ export interface components {
             personaId: string;
             /** @description The persona version evaluated */
             version: number;
+            /** @description The persona variant evaluated, when the run named one */
+            variant?: string;
             status: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
             /** Format: date-time */
             createdAt: string;
