@@ -168,6 +168,23 @@ describe.each(storageTargets)('POST /v1/personas/draft ($engine)', (target) => {
     expect(created.status).toBe(201);
   });
 
+  it('a draft past the 64 KiB attributes may take loses the last entries of its largest attributes, says so, and still stores', async () => {
+    // 200 entries of two 100-character terms, three bytes a character: some 120 KB of vocabulary.
+    const term = (i: number, side: string) => `${side}${i}`.padEnd(100, '語');
+    f.fake.setBehaviour({
+      mode: 'ok',
+      structured: { name: 'Wordy', tone: ['dry'], vocabulary: Array.from({ length: 200 }, (_, i) => ({ from: term(i, 'from'), to: term(i, 'to') })) },
+    });
+    const drafted = await (await draft(body())).json();
+    const kept = Object.keys(drafted.attributes.vocabulary).length;
+    expect(kept).toBeGreaterThan(50);
+    expect(kept).toBeLessThan(200);
+    expect(drafted.attributes.tone).toEqual(['dry']);
+    expect(drafted.warnings).toEqual([{ attribute: 'vocabulary', message: `dropped the last ${200 - kept} entries: the attributes must fit in 64 KiB` }]);
+    expect(Buffer.byteLength(JSON.stringify(drafted.attributes))).toBeLessThanOrEqual(64 * 1024);
+    expect((await f.server.request('/v1/personas', { method: 'POST', json: drafted })).status).toBe(201);
+  });
+
   it('a 10 MB answer, an answer that is not JSON and one that is not an object each give a draft with a warning', async () => {
     f.fake.enqueue(
       { mode: 'ok', structured: { name: 'Big', description: 'x'.repeat(10_000_000) } },

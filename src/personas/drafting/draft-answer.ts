@@ -242,30 +242,31 @@ class DraftReader {
     return entry;
   }
 
-  /** What POST /v1/personas stores: the longest lists lose their last entries until the attributes fit. */
+  /**
+   * What POST /v1/personas stores: the largest list (or `vocabulary`'s object) loses its last
+   * entries until the attributes fit; an attribute with no entries left goes whole.
+   */
   private fit(): void {
     const size = (value: unknown) => Buffer.byteLength(JSON.stringify(value), 'utf8');
     let total = size(this.attributes);
-    if (total <= ATTRIBUTES_MAX_BYTES) return;
     const cut = new Map<string, number>();
     while (total > ATTRIBUTES_MAX_BYTES) {
-      const lists = Object.entries(this.attributes).filter((entry): entry is [string, unknown[]] => Array.isArray(entry[1]) && entry[1].length > 0);
-      const longest = lists.sort(([, a], [, b]) => size(b) - size(a))[0];
-      if (!longest) break;
-      const [key, items] = longest;
-      // A batch at a time, sized to what is over: one entry at a time would re-measure thousands of times.
+      const [key, value] = Object.entries(this.attributes).sort(([, a], [, b]) => size(b) - size(a))[0]!;
+      const entries = Array.isArray(value) ? value : isJsonObject(value) ? Object.entries(value) : [];
+      // A batch at a time, sized to what is over: one entry at a time would measure thousands of times.
       const over = total - ATTRIBUTES_MAX_BYTES;
       let dropped = 0;
-      let freed = 0;
-      while (freed < over && dropped < items.length) freed += size(items[items.length - 1 - dropped++]) + 1;
-      items.splice(items.length - dropped, dropped);
-      if (items.length === 0) delete this.attributes[key];
-      cut.set(key, (cut.get(key) ?? 0) + dropped);
+      for (let freed = 0; freed < over && dropped < entries.length; dropped++) freed += size(entries[entries.length - 1 - dropped]) + 1;
+      const kept = entries.slice(0, entries.length - dropped);
+      if (kept.length === 0) delete this.attributes[key];
+      else this.attributes[key] = Array.isArray(value) ? kept : Object.fromEntries(kept as [string, unknown][]);
+      cut.set(key, (cut.get(key) ?? 0) + (dropped === 0 ? 1 : dropped));
       total = size(this.attributes);
     }
-    for (const [key, count] of cut) this.warnings.add(`dropped the last ${count} entries: the attributes must fit in ${ATTRIBUTES_MAX_BYTES / 1024} KiB`, key);
-    // Text alone over the size cannot happen (each text is bounded), but what is kept must store.
-    if (total > ATTRIBUTES_MAX_BYTES) for (const key of Object.keys(this.attributes)) delete this.attributes[key];
+    for (const [key, count] of cut) {
+      const message = Object.hasOwn(this.attributes, key) ? `dropped the last ${count} entries` : 'dropped';
+      this.warnings.add(`${message}: the attributes must fit in ${ATTRIBUTES_MAX_BYTES / 1024} KiB`, key);
+    }
   }
 
   /** One short quote per kept attribute, each found in a sample. */
