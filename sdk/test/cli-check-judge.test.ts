@@ -94,7 +94,7 @@ describe('the judge through the CLI and the SDK', () => {
   it('a persona with nothing to rate: no judge call, and the warning says so in the CLI, on a refine (judgeWarning) and in a stream\'s judge', async () => {
     const bare = (await client.personas.create({ name: 'Bare', attributes: { avoid: ['synergy'] } })).id;
     const warning =
-      'persona "Bare" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made';
+      'persona "Bare" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, locale, length, instructions, or a key of its own) to rate; no judge call was made';
     const checked = await cli(['check', '--persona', bare, '--judge-provider', 'openai', '--judge-key-env', 'JUDGE_KEY', 'clean.md']);
     expect(checked.code).toBe(0);
     expect(checked.stderr).toBe(`note: the voice was not judged: ${warning}\n1 file: 1 passed, 0 did not pass, 0 could not be checked\n`);

@@ -213,7 +213,8 @@ export class EvalRunner {
       }
       let waitSeconds: number | undefined;
       try {
-        const request = { ...job.refine, personaId: job.personaId, personaVersion: job.version, content: sample.content };
+        const variant = sample.variant ?? job.refine.variant;
+        const request = { ...job.refine, personaId: job.personaId, personaVersion: job.version, ...(variant === undefined ? {} : { variant }), content: sample.content };
         const result = await job.admission.run(estimatedRefineTokens(request), () => this.refine.refine(job.accountId, request, signal));
         return this.scored(job, sample, result);
       } catch (error) {

@@ -76,6 +76,8 @@ export interface EvalRun {
   id: string;
   personaId: string;
   version: number;
+  /** The persona variant evaluated, when the run named one. */
+  variant?: string;
   status: EvalStatus;
   createdAt: string;
   finishedAt: string | null;

@@ -6,6 +6,7 @@
  */
 import { DomainError, invalidRequest, notFound, rateLimited } from '../errors.js';
 import { uuidv7 } from '../ids.js';
+import { unknownVariant, variantNames } from '../personas/variants.js';
 import type { CompiledPersonas } from '../refine/compiled-personas.js';
 import type { RefineService } from '../refine/refine-service.js';
 import { RULES_PROVIDER } from '../refine/refine-service.js';
@@ -40,6 +41,8 @@ export const EVENTS_POLL_MS = 500;
 export interface StartEval {
   version?: number;
   label?: string;
+  /** One of the version's `variants`; a sample naming its own uses that one. */
+  variant?: string;
   provider: string;
   providerApiKey?: string;
   model?: string;
@@ -78,6 +81,7 @@ function toRun(row: EvalRunRow): EvalRun {
     id: row.id,
     personaId: row.persona_id,
     version: row.version,
+    ...(row.variant === null ? {} : { variant: row.variant }),
     status: row.status,
     createdAt: row.created_at,
     finishedAt: row.finished_at,
@@ -134,9 +138,16 @@ export class Evaluations {
   async start(actor: Actor, personaId: string, body: StartEval, admission: RefineAdmission): Promise<EvalRun> {
     this.checkRequest(body);
     if (!isPersonaId(personaId)) throw personaNotFound(personaId);
-    const persona = await this.compiled.get(actor.accountId, personaId, { personaVersion: body.version, personaLabel: body.label });
+    const pin = { personaVersion: body.version, personaLabel: body.label };
+    const base = await this.compiled.get(actor.accountId, personaId, pin);
     const samples = await this.samples.current(personaId);
     if (samples.length === 0) throw invalidRequest(`persona "${personaId}" has no samples to evaluate; PUT /v1/personas/${personaId}/samples first`);
+    // Every variant the run will ask for is checked now, so a typo is a 400 rather than a run of failed samples.
+    const known = variantNames(base.attributes);
+    for (const variant of new Set([body.variant, ...samples.map((sample) => sample.variant)])) {
+      if (variant !== undefined && !known.includes(variant)) throw unknownVariant(personaId, variant, known);
+    }
+    const persona = body.variant === undefined ? base : await this.compiled.get(actor.accountId, personaId, { personaVersion: base.version, variant: body.variant });
     const model = body.model ?? this.refine.listProviders().find((info) => info.id === body.provider)?.defaultModel ?? null;
     // Named as each sample's refine will resolve it: the judge's model, or the run's own for `judge: true`.
     const target = this.refine.judgeTarget(body);
@@ -147,6 +158,7 @@ export class Evaluations {
       account_id: actor.accountId,
       persona_id: personaId,
       version: persona.version,
+      variant: body.variant ?? null,
       status: 'queued',
       provider: body.provider,
       model,
@@ -177,6 +189,7 @@ export class Evaluations {
       concurrency: row.concurrency,
       refine: {
         provider,
+        ...(body.variant === undefined ? {} : { variant: body.variant }),
         ...(providerApiKey === undefined ? {} : { providerApiKey }),
         ...(asked === undefined ? {} : { model: asked }),
         ...(body.judge === undefined ? {} : { judge: body.judge }),

@@ -30,6 +30,8 @@ export interface Sample {
   name?: string;
   content: string;
   expect?: SampleExpectation;
+  /** One of the persona's `variants` to refine it in, instead of the run's. */
+  variant?: string;
 }
 
 /** What a PUT gives: an id only for a sample read earlier. */
@@ -49,7 +51,11 @@ export interface SampleSet {
  */
 const textOf = (sample: SampleInput) =>
   createHash('sha256')
-    .update(JSON.stringify([sample.name ?? null, sample.content, sample.expect === undefined ? null : [sample.expect.contains ?? null, sample.expect.notContains ?? null]]))
+    .update(
+      JSON.stringify([
+        sample.name ?? null, sample.content, sample.expect === undefined ? null : [sample.expect.contains ?? null, sample.expect.notContains ?? null], sample.variant ?? null,
+      ]),
+    )
     .digest('base64');
 
 /** The unchanged ones keep their ids; a changed or new one gets a new id (docs/evaluations.md, "Samples"). */
@@ -89,6 +95,7 @@ function withIds(current: readonly Sample[], incoming: readonly SampleInput[]): 
       ...(sample.name === undefined ? {} : { name: sample.name }),
       content: sample.content,
       ...(sample.expect === undefined ? {} : { expect: sample.expect }),
+      ...(sample.variant === undefined ? {} : { variant: sample.variant }),
     };
   });
 }

@@ -173,6 +173,8 @@ export interface EvalRunsTable {
   account_id: string;
   persona_id: string;
   version: number;
+  /** The persona variant evaluated (the run's `variant`), or null for none. */
+  variant: string | null;
   status: 'queued' | 'running' | 'completed' | 'failed' | 'cancelled' | 'interrupted';
   provider: string;
   model: string | null;

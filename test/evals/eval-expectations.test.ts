@@ -97,7 +97,7 @@ describe.each(storageTargets)('evaluation expectations on $engine', (target) => 
       model: 'gpt-5.4-mini',
       ratings: [],
       warning:
-        'persona "Expecting" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made',
+        'persona "Expecting" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, locale, length, instructions, or a key of its own) to rate; no judge call was made',
     });
     expect(body.summary.usage.providerCalls).toBe(3);
   });

@@ -87,7 +87,7 @@ function systemOf(api: WireApi, body: Record<string, unknown>): string {
 
 const CONTENT = 'Hello there, friend. Your order ships today.';
 const UNRATED_WARNING = (name: string) =>
-  `persona "${name}" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made`;
+  `persona "${name}" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, locale, length, instructions, or a key of its own) to rate; no judge call was made`;
 const ATTRIBUTES = {
   description: 'The support team of Acme.',
   tone: ['warm', 'direct'],

@@ -12,7 +12,7 @@ import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/re
 
 const CONTENT = 'Your ticket was closed.';
 const UNRATED_WARNING =
-  'persona "Rules only" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, length, instructions, or a key of its own) to rate; no judge call was made';
+  'persona "Rules only" has no descriptive attributes (description, tone, formality, audience, personality, readingLevel, language, locale, length, instructions, or a key of its own) to rate; no judge call was made';
 const rated = (ratings: [string, number, string][]) => ({ ratings: ratings.map(([attribute, rating, reason]) => ({ attribute, rating, reason })) });
 
 describe('a judged refine', () => {

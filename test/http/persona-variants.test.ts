@@ -127,6 +127,38 @@ describe.each(storageTargets)('persona variants on $engine', (target) => {
     expect((await f.server.request(`/v1/personas/${pid}/variants/short`)).status).toBe(404);
   });
 
+  it('an evaluation runs in the run\'s variant, a sample naming its own in that one; an unknown one is a 400 before the run', async () => {
+    const samples = [
+      { content: 'Liebe Kunden, hallo.' },
+      { content: 'one two three four five six seven', variant: 'support-chat' },
+      { content: 'Dear customers.', variant: 'de-DE', expect: { contains: ['Viele Grüße'] } },
+    ];
+    expect((await f.server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples } })).status).toBe(200);
+    const read = await (await f.server.request(`/v1/personas/${id}/samples`)).json();
+    expect(read.samples.map((sample: { variant?: string }) => sample.variant)).toEqual([undefined, 'support-chat', 'de-DE']);
+    const started = await post(`/v1/personas/${id}/evals`, { provider: 'rules', variant: 'de-DE' });
+    expect(started.status).toBe(202);
+    const run = await started.json();
+    expect(run.variant).toBe('de-DE');
+    await expect.poll(async () => (await (await f.server.request(`/v1/personas/${id}/evals/${run.id}`)).json()).status, { interval: 20 }).toBe('completed');
+    const done = await (await f.server.request(`/v1/personas/${id}/evals/${run.id}`)).json();
+    expect(done.variant).toBe('de-DE');
+    expect(done.results.map((result: { response: string }) => result.response)).toEqual([
+      'Liebe Mitglieder, hallo.\n\nViele Grüße',
+      'one two three four five six seven',
+      'Dear members.\n\nViele Grüße',
+    ]);
+    expect(done.results.map((result: { passed: boolean }) => result.passed)).toEqual([true, false, true]);
+
+    const unknownRun = await post(`/v1/personas/${id}/evals`, { provider: 'rules', variant: 'fr-FR' });
+    expect(unknownRun.status).toBe(400);
+    expect((await unknownRun.json()).message).toContain('known variants: de-DE, support-chat');
+    await f.server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'x', variant: 'it-IT' }] } });
+    const unknownSample = await post(`/v1/personas/${id}/evals`, { provider: 'rules' });
+    expect(unknownSample.status).toBe(400);
+    expect((await unknownSample.json()).message).toBe(`unknown variant "it-IT" of persona "${id}"; known variants: de-DE, support-chat`);
+  });
+
   it('refuses a write whose variant is invalid or whose merge breaks a limit', async () => {
     const write = (variants: unknown, base: Record<string, unknown> = {}) =>
       f.server.request('/v1/personas', { method: 'POST', json: { name: 'Bad', attributes: { ...base, variants } } });

@@ -13,6 +13,7 @@ import { qualityAndFeedback } from './2026-11-28-038-quality-and-feedback.js';
 import { reviewQueue } from './2026-11-28-039-review-queue.js';
 import { qualityTokens } from './2026-11-28-040-quality-tokens.js';
 import { webhooks } from './2026-11-28-041-webhooks.js';
+import { evalVariant } from './2026-11-28-042-eval-variant.js';
 
 /** Timestamped names: Kysely runs them in name order, on SQLite and PostgreSQL alike. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '2026-11-28-039-review-queue': reviewQueue,
   '2026-11-28-040-quality-tokens': qualityTokens,
   '2026-11-28-041-webhooks': webhooks,
+  '2026-11-28-042-eval-variant': evalVariant,
 };
