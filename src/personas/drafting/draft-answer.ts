@@ -34,7 +34,14 @@ type Json = Record<string, unknown>;
 const catalogue = ATTRIBUTE_CATALOGUE as unknown as Record<string, AttributeSpec<unknown>>;
 /** A string of the model's, as short as a message needs it. */
 const named = (value: string) => JSON.stringify(value.length > 64 ? `${value.slice(0, 63)}…` : value);
-const characters = (text: string) => [...text].length;
+/** More than `max` characters (code points), counted only as far as needed: a model's text may be megabytes. */
+function exceeds(text: string, max: number): boolean {
+  if (text.length <= max) return false;
+  if (text.length > max * 2) return true;
+  let count = 0;
+  for (const _ of text) if (++count > max) return true;
+  return false;
+}
 const typeOf = (value: unknown) => (value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'object' ? 'an object' : `a ${typeof value}`);
 
 /** The most entries a list shape takes (its schema's, or its list branch's, `maxItems`). */
@@ -119,7 +126,7 @@ class DraftReader {
     const { name } = this.answer;
     if (name === undefined || name === '') return undefined;
     const trimmed = typeof name === 'string' ? this.clean(name).trim() : '';
-    if (trimmed !== '' && characters(trimmed) <= NAME_MAX_LENGTH) return trimmed;
+    if (trimmed !== '' && !exceeds(trimmed, NAME_MAX_LENGTH)) return trimmed;
     this.warnings.add(`the model's name is ${typeof name === 'string' ? `not 1 to ${NAME_MAX_LENGTH} characters` : typeOf(name)}; the draft is named otherwise`);
     return undefined;
   }
@@ -134,7 +141,7 @@ class DraftReader {
   private descriptive(key: string, kind: 'text' | 'list'): void {
     const value = this.answer[key];
     if (value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return;
-    const tooLong = (text: string) => characters(text) > DRAFT_LIMITS.text;
+    const tooLong = (text: string) => exceeds(text, DRAFT_LIMITS.text);
     if (typeof value === 'string') {
       if (tooLong(value)) return this.warnings.add(`dropped: longer than ${DRAFT_LIMITS.text} characters`, key);
       return this.keep(key, this.clean(value).trim());
@@ -216,7 +223,7 @@ class DraftReader {
     let invented = 0;
     for (const item of items) {
       if (kept.length === DRAFT_LIMITS.examples) break;
-      const fits = (side: unknown): side is string => typeof side === 'string' && side.trim() !== '' && characters(side) <= DRAFT_LIMITS.example;
+      const fits = (side: unknown): side is string => typeof side === 'string' && side.trim() !== '' && !exceeds(side, DRAFT_LIMITS.example);
       if (!isJsonObject(item) || !fits(item.before) || !fits(item.after)) refused++;
       else if (!this.occurs(item.after)) invented++;
       else kept.push({ before: this.clean(item.before).trim(), after: this.clean(item.after).trim() });
@@ -284,7 +291,7 @@ class DraftReader {
       const quote = comparable(this.clean(item.quote));
       if (!Object.hasOwn(this.attributes, attribute)) this.warnings.add(`dropped the evidence for ${named(attribute)}, which the draft does not set`);
       else if (Object.hasOwn(evidence, attribute)) continue;
-      else if (quote === '' || characters(quote) > DRAFT_LIMITS.quote) this.warnings.add(`dropped its evidence: not a quote of 1 to ${DRAFT_LIMITS.quote} characters`, attribute);
+      else if (quote === '' || exceeds(quote, DRAFT_LIMITS.quote)) this.warnings.add(`dropped its evidence: not a quote of 1 to ${DRAFT_LIMITS.quote} characters`, attribute);
       else if (!this.occurs(quote)) this.warnings.add('dropped its evidence: the quote is in none of the samples', attribute);
       else evidence[attribute] = quote;
     }
