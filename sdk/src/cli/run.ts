@@ -15,6 +15,7 @@ import { EXIT_BELOW_BAR, EXIT_STREAM_REPLACED } from './exit-codes.js';
 import { PROVIDER_KEY_VARIABLE, refineCommand } from './refine-command.js';
 import { createKey, currentKey, listKeys, revokeKey, rotateKey } from './keys-commands.js';
 import { MCP_USAGE, mcpCommand } from './mcp-command.js';
+import { exportTerms, importTerms } from './terms-commands.js';
 import {
   createWebhook,
   deleteWebhook,
@@ -46,6 +47,13 @@ Usage: persona-refine <command>
   personas history ID               list a persona's versions, oldest first, with their labels
   personas label ID LABEL VERSION   point LABEL (e.g. production) at VERSION; moving it back
                                     is a rollback
+  terms import FILE.csv --persona ID
+                                    replace the persona's term base with the CSV's rows
+                                    (columns term,use,replaces,suggest,caseSensitive,forms,note;
+                                    replaces separated by |); a bad row: exit 2 naming its
+                                    line and column, nothing written
+  terms export --persona ID [--out FILE.csv]
+                                    the persona's term base as that CSV, to stdout or FILE
   refine --persona ID --provider NAME [--model M] [--provider-key-env VAR]
          [--out DIR] [--concurrency N] [FILE... | -]
                                     refine stdin to stdout, or files into --out DIR
@@ -123,6 +131,8 @@ const commands: Record<string, Command> = {
   'personas diff': diffPersonas,
   'personas history': personaHistory,
   'personas label': labelPersona,
+  'terms import': importTerms,
+  'terms export': exportTerms,
   refine: refineCommand,
   check: checkCommand,
   eval: evalCommand,
@@ -147,7 +157,7 @@ function commandFor(argv: string[]): { command: Command; args: string[] } {
   const [first = '', second = ''] = argv;
   const pair = commands[`${first} ${second}`];
   if (pair) return { command: pair, args: argv.slice(2) };
-  const grouped = first === 'personas' || first === 'keys' || first === 'webhooks';
+  const grouped = first === 'personas' || first === 'keys' || first === 'webhooks' || first === 'terms';
   const single = grouped ? undefined : commands[first];
   if (single) return { command: single, args: argv.slice(1) };
   throw new UsageError(grouped ? `unknown ${first} command "${second}"` : `unknown command "${first}"`);
