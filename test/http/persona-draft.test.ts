@@ -105,11 +105,13 @@ describe.each(storageTargets)('POST /v1/personas/draft ($engine)', (target) => {
     expect(stored).toEqual({ id: stored.id, name: GOOD_DRAFT.name, attributes: GOOD_DRAFT.attributes });
   });
 
-  it('names the draft as the request asks, and takes the model from it', async () => {
+  it('names the draft as the request asks (trimmed; a blank one is none), and takes the model from it', async () => {
     f.fake.setBehaviour({ mode: 'ok', structured: GOOD_ANSWER });
-    const res = await draft(body('anthropic', { name: 'Support, drafted', model: 'claude-sonnet-4-5' }));
+    const res = await draft(body('anthropic', { name: '  Support, drafted ', model: 'claude-sonnet-4-5' }));
     expect((await res.json()).name).toBe('Support, drafted');
     expect(f.fake.requests[0]!.model).toBe('claude-sonnet-4-5');
+    // A blank name is no name: the model's is taken.
+    expect((await (await draft(body('anthropic', { name: '   ' }))).json()).name).toBe('Acme support');
   });
 
   it('a hostile answer (wrong types, unknown members, 5,000 entries, invented quotes) gives warnings and a draft that POST /v1/personas accepts', async () => {

@@ -95,7 +95,8 @@ export class PersonaDrafter {
         tally.addAnswer(undefined);
         read = { attributes: {}, evidence: {}, warnings: [{ message: 'the model answered with more than 8 MiB; nothing of it was used' }] };
       }
-      const name = request.name ?? read.name ?? DEFAULT_DRAFT_NAME;
+      // Trimmed as POST /v1/personas trims it, so a blank name cannot make the draft one it refuses.
+      const name = request.name?.trim() || read.name || DEFAULT_DRAFT_NAME;
       const draft: PersonaDraft = { name, attributes: read.attributes, evidence: read.evidence, ...(read.warnings.length > 0 ? { warnings: read.warnings } : {}) };
       span.set('persona_refine.draft.attributes', Object.keys(read.attributes).length);
       return { draft, usage: tally };
