@@ -170,11 +170,21 @@ function buildMatcher(entries: readonly TermEntry[]): TermMatcher {
   return { tries: [sensitive, insensitive].filter((trie) => trie.size > 0), longestWords };
 }
 
-/** Built once per term base and kept in the process's pattern cache, bounded in bytes. */
+/**
+ * Built once per term base and kept in the process's pattern cache, bounded in bytes. A compiled
+ * persona's rules are one object for all its requests, so its list finds its matcher without
+ * serializing 2,000 entries into a cache key on each of a stream's many looks.
+ */
+const byList = new WeakMap<readonly TermEntry[], TermMatcher>();
+
 export function termMatcher(entries: readonly TermEntry[]): TermMatcher {
-  return compiledPattern('terms', JSON.stringify(entries), () => buildMatcher(entries), (matcher) =>
-    matcher.tries.reduce((sum, trie) => sum + trie.size, 0),
+  const known = byList.get(entries);
+  if (known !== undefined) return known;
+  const matcher = compiledPattern('terms', JSON.stringify(entries), () => buildMatcher(entries), (built) =>
+    built.tries.reduce((sum, trie) => sum + trie.size, 0),
   );
+  byList.set(entries, matcher);
+  return matcher;
 }
 
 /** The stems a word may be an inflection of, with that inflection (lower-case endings only: "LOGINS" is matched by the case-insensitive trie). */

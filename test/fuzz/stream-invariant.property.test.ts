@@ -60,6 +60,12 @@ const attributes = fc.record(
     signOff: fc.constantFrom('Best,\nThe Acme Team', 'Cheers!', '— Acme'),
     maxWords: fc.integer({ min: 3, max: 60 }),
     emoji: fc.constantFrom(false, 'none', true, 'sparingly'),
+    terms: fc.constantFrom(
+      [{ term: 'member', use: 'preferred', replaces: ['customer', 'help desk'] }, { term: 'Acme Cloud', use: 'keep' }],
+      [{ term: 'sign-up', use: 'preferred', replaces: ['sign up', 'order'] }, { term: 'synergy', use: 'forbidden', suggest: 'teamwork' }],
+      [{ term: 'parcel', use: 'preferred', replaces: ['order'], forms: 'exact' }, { term: 'order ships today', use: 'keep' }, { term: 'e-mail', use: 'preferred', replaces: ['email', 'mail'] }],
+      [{ term: 'GitHub', use: 'preferred', replaces: ['github'], caseSensitive: true }, { term: '中文', use: 'preferred', replaces: ['Grüße'] }],
+    ),
   },
   { requiredKeys: [] },
 );
