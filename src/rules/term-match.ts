@@ -11,7 +11,9 @@
  * blank, any blanks with at most one line break, as word-match.ts reads phrases. An identifier is
  * one word: "customer" does not match in "customer_id", but does in "_customer_" (emphasis).
  * Unlike word-match.ts, a change between a spaced and an unspaced script is a word edge, so
- * "Acme Cloud" is found in "Acme Cloudを使う".
+ * "Acme Cloud" is found in "Acme Cloudを使う". A persona with a `locale` has its words cut as
+ * Intl.Segmenter cuts them for it (word-segments.ts), the entries' and the text's alike: "会社"
+ * is then not found inside "株式会社", nor "Service" inside "Kundenservice".
  *
  * Inflections (an entry's `forms`): the last word also matches with -s, -es, -'s, -ed and -ing,
  * and the regular spellings -d and -ing after a final e and -ies and -ied after a consonant's y
@@ -21,6 +23,7 @@
 import { compiledPattern } from './compiled-patterns.js';
 import type { OverlapTest, Span } from './spans.js';
 import { UNSPACED } from './word-match.js';
+import { segmenterFor } from './word-segments.js';
 import { inflectsByDefault, type TermEntry } from '../personas/catalogue/index.js';
 
 export type Ending = 'plural' | 'possessive' | 'past' | 'progressive';
@@ -50,6 +53,8 @@ const enum Gap {
 
 const TOKEN = new RegExp(String.raw`(${UNSPACED}\p{M}*)|((?:(?!${UNSPACED})[\p{L}\p{N}\p{M}])+)|[^\s\p{L}\p{N}\p{M}]\p{M}*`, 'gu');
 
+const OTHER = /\S\p{M}*/gu;
+
 interface Tokens {
   readonly starts: number[];
   readonly ends: number[];
@@ -57,17 +62,27 @@ interface Tokens {
   readonly gaps: Gap[];
 }
 
-function tokenize(text: string): Tokens {
+function tokenize(text: string, segmenter: Intl.Segmenter | undefined): Tokens {
   const tokens: Tokens = { starts: [], ends: [], kinds: [], gaps: [] };
   let previousEnd = 0;
+  const push = (start: number, end: number, kind: Kind) => {
+    tokens.starts.push(start);
+    tokens.ends.push(end);
+    tokens.kinds.push(kind);
+    tokens.gaps.push(start === previousEnd ? Gap.None : lineBreaks(text, previousEnd, start) > 1 ? Gap.Break : Gap.Blank);
+    previousEnd = end;
+  };
+  if (segmenter !== undefined) {
+    // The locale's words ("株式会社" one word, "Kundenservice" one word); each other visible character its own token.
+    for (const { segment, index, isWordLike } of segmenter.segment(text)) {
+      if (isWordLike) push(index, index + segment.length, Kind.Word);
+      else for (const other of segment.matchAll(OTHER)) push(index + other.index, index + other.index + other[0].length, Kind.Other);
+    }
+    return tokens;
+  }
   TOKEN.lastIndex = 0;
   for (let match = TOKEN.exec(text); match !== null; match = TOKEN.exec(text)) {
-    const start = match.index;
-    tokens.starts.push(start);
-    tokens.ends.push(start + match[0].length);
-    tokens.kinds.push(match[1] !== undefined ? Kind.Unspaced : match[2] !== undefined ? Kind.Word : Kind.Other);
-    tokens.gaps.push(start === previousEnd ? Gap.None : lineBreaks(text, previousEnd, start) > 1 ? Gap.Break : Gap.Blank);
-    previousEnd = start + match[0].length;
+    push(match.index, match.index + match[0].length, match[1] !== undefined ? Kind.Unspaced : match[2] !== undefined ? Kind.Word : Kind.Other);
   }
   return tokens;
 }
@@ -93,14 +108,17 @@ class Trie {
   private nodes = 1;
   size = 0;
 
-  constructor(readonly caseSensitive: boolean) {}
+  constructor(
+    readonly caseSensitive: boolean,
+    private readonly segmenter: Intl.Segmenter | undefined,
+  ) {}
 
   key(word: string): string {
     return this.caseSensitive ? word : word.toLowerCase();
   }
 
   add(phrase: string, terminal: Terminal): void {
-    const tokens = tokenize(phrase);
+    const tokens = tokenize(phrase, this.segmenter);
     const count = tokens.starts.length;
     if (count === 0) return;
     let node = 0;
@@ -150,13 +168,16 @@ const edgeKey = (node: number, gap: Gap, token: string) => `${node}\u0000${gap}$
 
 export interface TermMatcher {
   readonly tries: readonly Trie[];
+  /** The persona's locale's words, or undefined for words by script. */
+  readonly segmenter: Intl.Segmenter | undefined;
   /** Words of the longest phrase (by blanks), for a stream's held-back words. */
   readonly longestWords: number;
 }
 
-function buildMatcher(entries: readonly TermEntry[]): TermMatcher {
-  const sensitive = new Trie(true);
-  const insensitive = new Trie(false);
+function buildMatcher(entries: readonly TermEntry[], locale: string | null): TermMatcher {
+  const segmenter = locale === null ? undefined : segmenterFor(locale);
+  const sensitive = new Trie(true, segmenter);
+  const insensitive = new Trie(false, segmenter);
   let longestWords = 1;
   entries.forEach((entry, index) => {
     const trie = entry.caseSensitive ? sensitive : insensitive;
@@ -167,7 +188,7 @@ function buildMatcher(entries: readonly TermEntry[]): TermMatcher {
       longestWords = Math.max(longestWords, phrase.split(' ').length);
     });
   });
-  return { tries: [sensitive, insensitive].filter((trie) => trie.size > 0), longestWords };
+  return { tries: [sensitive, insensitive].filter((trie) => trie.size > 0), segmenter, longestWords };
 }
 
 /**
@@ -175,15 +196,18 @@ function buildMatcher(entries: readonly TermEntry[]): TermMatcher {
  * persona's rules are one object for all its requests, so its list finds its matcher without
  * serializing 2,000 entries into a cache key on each of a stream's many looks.
  */
-const byList = new WeakMap<readonly TermEntry[], TermMatcher>();
+const byList = new WeakMap<readonly TermEntry[], Map<string, TermMatcher>>();
 
-export function termMatcher(entries: readonly TermEntry[]): TermMatcher {
-  const known = byList.get(entries);
+/** `locale`: the persona's, whose words (Intl.Segmenter) the entries and the text are cut into; null for words by script. */
+export function termMatcher(entries: readonly TermEntry[], locale: string | null): TermMatcher {
+  let forList = byList.get(entries);
+  if (forList === undefined) byList.set(entries, (forList = new Map()));
+  const known = forList.get(locale ?? '');
   if (known !== undefined) return known;
-  const matcher = compiledPattern('terms', JSON.stringify(entries), () => buildMatcher(entries), (built) =>
+  const matcher = compiledPattern('terms', `${locale ?? ''}\u0000${JSON.stringify(entries)}`, () => buildMatcher(entries, locale), (built) =>
     built.tries.reduce((sum, trie) => sum + trie.size, 0),
   );
-  byList.set(entries, matcher);
+  forList.set(locale ?? '', matcher);
   return matcher;
 }
 
@@ -226,7 +250,7 @@ const APOSTROPHES = new Set(["'", '\u2019']);
  */
 export function findTerms(text: string, matcher: TermMatcher, isProtected: OverlapTest): TermMatch[] {
   if (matcher.tries.length === 0) return [];
-  const tokens = tokenize(text);
+  const tokens = tokenize(text, matcher.segmenter);
   const { starts, ends, kinds, gaps } = tokens;
   const count = starts.length;
   const word = (i: number) => text.slice(starts[i], ends[i]);

@@ -47,7 +47,7 @@ function rewrites(entries: readonly TermEntry[], matches: readonly TermMatch[]):
 /** Preferred terms not used yet, and forbidden terms used, in text order. */
 export function termViolations(rules: PersonaRules, text: string, isProtected: OverlapTest): RuleViolation[] {
   if (rules.terms.length === 0) return [];
-  const matches = findTerms(text, termMatcher(rules.terms), isProtected);
+  const matches = findTerms(text, termMatcher(rules.terms, rules.locale), isProtected);
   const violations: RuleViolation[] = [];
   for (const match of matches) {
     const entry = rules.terms[match.entry]!;
@@ -64,7 +64,7 @@ export function termViolations(rules: PersonaRules, text: string, isProtected: O
 }
 
 export function fixTerms(rules: PersonaRules, text: string, isProtected: OverlapTest): { text: string; count: number } {
-  const edits = rewrites(rules.terms, findTerms(text, termMatcher(rules.terms), isProtected));
+  const edits = rewrites(rules.terms, findTerms(text, termMatcher(rules.terms, rules.locale), isProtected));
   return { text: applyEdits(text, edits), count: edits.length };
 }
 
@@ -75,7 +75,7 @@ export function fixTerms(rules: PersonaRules, text: string, isProtected: Overlap
  */
 export function keepViolations(rules: PersonaRules, original: string, text: string): RuleViolation[] {
   if (!keepsTerms(rules)) return [];
-  const matcher = termMatcher(rules.terms);
+  const matcher = termMatcher(rules.terms, rules.locale);
   const inOriginal = new Map<number, TermMatch[]>();
   for (const match of findTerms(original, matcher, noneProtected)) {
     if (rules.terms[match.entry]!.use !== 'keep') continue;

@@ -182,6 +182,19 @@ describe.each(storageTargets)('terms ($engine)', (target) => {
       ]);
     });
 
+    it('matches by the words of the persona\'s locale: German compounds whole, Japanese by its words', async () => {
+      const de = await createId({ locale: 'de-DE', terms: [{ term: 'Mitglied', use: 'preferred', replaces: ['Kunde'] }, { term: 'Service', use: 'forbidden' }] });
+      const german = await check({ personaId: de, content: 'Der Kundenservice hilft jedem Kunde. Service!' });
+      expect(german.violations.map((v) => [v.message, v.start])).toEqual([['uses "Kunde"; prefer "Mitglied"', 30], ['uses the forbidden term "Service"', 37]]);
+      const terms = [{ term: '会社', use: 'forbidden', suggest: '企業' }, { term: 'Acme Cloud', use: 'keep' }, { term: 'サインイン', use: 'preferred', replaces: ['ログイン'] }];
+      const content = '株式会社にご連絡ください。会社のAcme Cloudを使う。ログインしてください。';
+      const ja = await check({ personaId: await createId({ locale: 'ja', terms }), content, original: 'Acme Cloudで' });
+      expect(ja.violations.map((v) => [v.message, v.start])).toEqual([['uses the forbidden term "会社"; write "企業" instead', 13], ['uses "ログイン"; prefer "サインイン"', 30]]);
+      // Without a locale, each character of a script written without spaces is a word: 会社 is found inside 株式会社 too.
+      const byScript = await check({ personaId: await createId({ terms }), content });
+      expect(byScript.violations.map((v) => v.start)).toEqual([2, 13, 30]);
+    });
+
     it('checks all 2,000 terms of a full term base, the last one too', async () => {
       const id = await createId({ terms: termBase(2000) });
       const body = await check({ personaId: id, content: 'About term1998 x and old1997, and term1999 x.', original: 'Keep term1999 x and term1 x.' });
