@@ -204,7 +204,8 @@ export async function buildApp({ config, storage, redis, logStream, tracer = noH
     : memoryBudgets;
   const idempotencyStore = new IdempotencyRepository(storage.db, storage.engine);
   const secrets = new SecretRepository(storage.db);
-  const webhookSeal = new SecretSeal(() => new ServiceSecret(secrets, 'webhook-secret-seal').get());
+  const sealKey = new ServiceSecret(secrets, 'webhook-secret-seal');
+  const webhookSeal = new SecretSeal(() => sealKey.get());
   const allowedHosts = new AllowedHosts(config.webhooks.allowedHosts);
   const webhookDispatcher = new WebhookDispatcher(
     webhookRepository,

@@ -118,14 +118,15 @@ export class WebhookRepository {
   }
 
   /**
-   * Leases up to `limit` of an endpoint's due deliveries to `owner` until `leaseUntil`; the
-   * condition is checked again on each row as it is updated, so two instances claiming at once
-   * never both get one. PostgreSQL picks the rows first (FOR UPDATE SKIP LOCKED) in their own
-   * statement: as a subquery of the UPDATE, its LIMIT may be applied per rescan and lease more.
+   * Leases up to `limit` of an endpoint's due deliveries to `owner` until `leaseUntil`. The rows
+   * are picked first (on PostgreSQL FOR UPDATE SKIP LOCKED, so instances claiming at once take
+   * different ones), then leased by id with the condition checked again on each row, so two
+   * instances never both get one. As one UPDATE with a subquery, PostgreSQL may apply the LIMIT
+   * per rescan and lease more, and SQLite plans the UPDATE over every pending row.
    */
   async claim(endpointId: string, now: string, leaseUntil: string, owner: string, limit: number): Promise<ClaimedDelivery[]> {
-    const due = (db: Kysely<Database>) =>
-      db
+    const lease = async (db: Kysely<Database>) => {
+      let due = db
         .selectFrom('webhook_deliveries')
         .select('id')
         .where('endpoint_id', '=', endpointId)
@@ -134,8 +135,10 @@ export class WebhookRepository {
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .orderBy('next_attempt_at')
         .limit(limit);
-    const lease = (db: Kysely<Database>, ids: string[] | ReturnType<typeof due>) =>
-      db
+      if (this.engine === 'postgres') due = due.forUpdate().skipLocked();
+      const ids = (await due.execute()).map((row) => row.id);
+      if (ids.length === 0) return [];
+      return db
         .updateTable('webhook_deliveries')
         .set({ lease_until: leaseUntil, lease_owner: owner })
         .where('id', 'in', ids)
@@ -143,13 +146,8 @@ export class WebhookRepository {
         .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', now)]))
         .returning(['id', 'event_id', 'attempts'])
         .execute();
-    const claimed =
-      this.engine === 'postgres'
-        ? await this.db.transaction().execute(async (trx) => {
-            const ids = (await due(trx).forUpdate().skipLocked().execute()).map((row) => row.id);
-            return ids.length === 0 ? [] : lease(trx, ids);
-          })
-        : await lease(this.db, due(this.db));
+    };
+    const claimed = this.engine === 'postgres' ? await this.db.transaction().execute(lease) : await lease(this.db);
     if (claimed.length === 0) return [];
     const endpoint = await this.db
       .selectFrom('webhook_endpoints')

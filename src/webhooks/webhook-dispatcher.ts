@@ -80,6 +80,7 @@ export class WebhookDispatcher {
     outboxWrites.off('written', this.wake);
     await this.polling;
     await Promise.all(this.sending);
+    this.sender.close();
   }
 
   /** One look for due deliveries, and their sending to its end (tests drive time with the clock, then call this). */

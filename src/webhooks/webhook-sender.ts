@@ -1,7 +1,8 @@
 /**
  * One delivery attempt (docs/webhooks.md, "Delivery"): a POST that must answer 2xx within the
- * timeout. Redirects are failures, not followed; the answer's body is not read (its headers are
- * bounded by Node's 16 KiB limit); every address a connection uses is checked as it connects.
+ * timeout. Redirects are failures, not followed; the status decides, and at most 64 KiB of the
+ * body is read (to keep the connection for the next delivery; headers are bounded by Node's
+ * 16 KiB limit); every address a connection uses is checked as it connects.
  */
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -80,11 +81,24 @@ function describe(error: NodeJS.ErrnoException, hostname: string, timeoutMs: num
   }
 }
 
+/** Bytes of an answer's body read at most; a longer one closes its connection. */
+const ANSWER_READ_LIMIT = 64 * 1024;
+
 export class WebhookSender {
   private readonly lookup: LookupFunction;
+  /** Connections kept between deliveries to the same receiver; each was checked as it connected. */
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }),
+    https: new https.Agent({ keepAlive: true, maxFreeSockets: 16, timeout: 30_000 }),
+  };
 
   constructor(private readonly options: { allowedHosts: AllowedHosts; resolve: Resolve; timeoutMs: number }) {
     this.lookup = guardedLookup(options.resolve);
+  }
+
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   send(attempt: Attempt): Promise<AttemptResult> {
@@ -104,18 +118,22 @@ export class WebhookSender {
         {
           method: 'POST',
           headers: { ...attempt.headers, 'content-length': String(Buffer.byteLength(attempt.body)) },
-          agent: false,
+          agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
           ...(allowedHosts.has(url.hostname) ? {} : { lookup: this.lookup }),
         },
         (response) => {
-          clearTimeout(timer);
           const statusCode = response.statusCode ?? 0;
-          // The status is the whole answer: nothing of the body is read.
-          response.destroy();
-          request.destroy();
           if (statusCode >= 200 && statusCode < 300) resolve({ delivered: true, statusCode });
           else if (statusCode >= 300 && statusCode < 400) resolve({ delivered: false, statusCode, error: `answered ${statusCode}: redirects are not followed` });
           else resolve({ delivered: false, statusCode, error: `answered ${statusCode}` });
+          // The status is the answer; the body is read (to keep the connection) only this far.
+          let read = 0;
+          response.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > ANSWER_READ_LIMIT) response.destroy();
+          });
+          response.on('error', () => {});
+          response.on('close', () => clearTimeout(timer));
         },
       );
       const timer = setTimeout(() => {

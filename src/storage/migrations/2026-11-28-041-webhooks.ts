@@ -55,6 +55,8 @@ export const webhooks: Migration = {
       .execute();
     await db.schema.createIndex('webhook_deliveries_due').on('webhook_deliveries').columns(['status', 'next_attempt_at']).execute();
     await db.schema.createIndex('webhook_deliveries_endpoint').on('webhook_deliveries').columns(['endpoint_id', 'id']).execute();
+    // A claim's look for one endpoint's due deliveries.
+    await db.schema.createIndex('webhook_deliveries_endpoint_due').on('webhook_deliveries').columns(['endpoint_id', 'status', 'next_attempt_at']).execute();
     await db.schema.createIndex('webhook_deliveries_event').on('webhook_deliveries').columns(['event_id']).execute();
   },
   async down(db: Kysely<unknown>) {
