@@ -17,6 +17,7 @@ const RULE_NAMES: Record<RuleId, string> = {
   vocabulary: 'Vocabulary',
   casing: 'Spelling of names',
   emoji: 'Emoji',
+  terms: 'Term base',
 };
 export const ruleName = (rule: string) => RULE_NAMES[rule as RuleId] ?? rule;
 
