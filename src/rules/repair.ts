@@ -14,6 +14,9 @@ import { preserveRepairLine, type PreservedOriginal } from './preserve.js';
  */
 const MODEL_REPAIRED: ReadonlySet<RuleId> = new Set(['avoid', 'maxWords', 'maxSentences', 'preserve', 'terms']);
 
+/** A term base of 2,000 entries could otherwise make a repair call of thousands of lines. */
+const MAX_TERM_LINES = 30;
+
 export function needsModelRepair(violations: readonly RuleViolation[]): boolean {
   return violations.some((violation) => MODEL_REPAIRED.has(violation.rule));
 }
@@ -55,15 +58,18 @@ export function repairInstructions(violations: readonly RuleViolation[], text: s
   if (lost !== null) lines.push(lost);
 
   const seen = new Set<string>();
+  let termLines = 0;
   for (const rule of RULE_IDS) {
     for (const violation of violations) {
       if (violation.rule !== rule || seen.has(violation.message)) continue;
       if ((rule === 'avoid' && banned.size > 0) || (rule === 'preserve' && lost !== null)) continue;
       seen.add(violation.message);
+      if (rule === 'terms' && ++termLines > MAX_TERM_LINES) continue;
       const action = rule === 'maxWords' || rule === 'maxSentences' ? ': shorten it' : '';
       lines.push(`- The text ${violation.message}${action}.`);
     }
   }
+  if (termLines > MAX_TERM_LINES) lines.push(`- And ${termLines - MAX_TERM_LINES} more of the term base's entries, as its list in the persona says.`);
   return [
     "Revise the text to follow the persona's rules. Keep its meaning, language and formatting; change only what this list requires:",
     ...lines,

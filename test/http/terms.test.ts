@@ -116,6 +116,18 @@ describe.each(storageTargets)('terms ($engine)', (target) => {
       expect(f.fake.requestCount).toBe(1);
     });
 
+    it('names at most 30 term findings in the repair call, however many the answer has', async () => {
+      const words = Array.from({ length: 40 }, (_, i) => `banned${i}`);
+      const id = await createId({ terms: words.map((term) => ({ term, use: 'forbidden' })) });
+      f.fake.setBehaviour({ mode: 'ok', reply: words.join(' ') });
+      const res = await refine({}, id);
+      expect(res.headers.get('x-persona-violations')).toBe('terms=40');
+      const repair = f.fake.requests[1]!.userText;
+      expect(repair.match(/- The text uses the forbidden term/g)).toHaveLength(30);
+      expect(repair).toContain('- The text uses the forbidden term "banned29".');
+      expect(repair).toContain("- And 10 more of the term base's entries, as its list in the persona says.");
+    });
+
     it('streams the same text as the non-streamed refine, and reports forbidden and lost terms in done.violations', async () => {
       const answer = 'Our Logins page: log-ins and duplicates.\n\nWe utilize the login’s history, OK?';
       const expected = 'Our Sign-ins page: sign-ins and copies.\n\nWe utilize the sign-in’s history, OK?';
