@@ -116,6 +116,23 @@ describe.each(storageTargets)('terms ($engine)', (target) => {
       expect(f.fake.requestCount).toBe(1);
     });
 
+    it('lists at most 150 entries of a 2,000-term base in the prompt, and says how many more the rules check', async () => {
+      const id = await createId({ terms: termBase(2000) });
+      f.fake.setBehaviour({ mode: 'ok', reply: 'Fine.' });
+      expect((await refine({}, id)).status).toBe(200);
+      const system = (f.fake.requests[0]!.body as { system: unknown }).system;
+      const text = typeof system === 'string' ? system : JSON.stringify(system);
+      expect(text).toContain('- never use "term0 x"');
+      expect(text).toContain('- use "term2 x" instead of "old2"');
+      // 150 entries or 6,000 characters, whichever comes first: here the characters.
+      const listed = text.split('\n').filter((line) => /^- (never use|keep|use) "term\d+ x"/.test(line)).length;
+      expect(listed).toBeGreaterThan(100);
+      expect(listed).toBeLessThanOrEqual(150);
+      expect(text).toContain(`- and ${2000 - listed} more terms of the term base, checked after writing`);
+      expect(text).not.toContain(`"term${listed} x"`);
+      expect(text.length).toBeLessThan(12_000);
+    });
+
     it('names at most 30 term findings in the repair call, however many the answer has', async () => {
       const words = Array.from({ length: 40 }, (_, i) => `banned${i}`);
       const id = await createId({ terms: words.map((term) => ({ term, use: 'forbidden' })) });

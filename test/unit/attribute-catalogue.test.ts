@@ -21,6 +21,22 @@ const jsonValue = fc.oneof(
   fc.dictionary(fc.string(), fc.string(), { maxKeys: 3 }),
   fc.dictionary(fc.constantFrom('avoid', 'maxWords', 'emoji', 'tone'), fc.boolean(), { maxKeys: 3 }),
   fc.array(fc.record({ before: fc.string(), after: fc.string() }, { requiredKeys: ['before'] }), { maxLength: 2 }),
+  fc.array(
+    fc.record(
+      {
+        term: fc.oneof(fc.string({ maxLength: 3 }), fc.constantFrom('sign-in', ' ', '😀'.repeat(100), 'x'.repeat(101)), fc.integer()),
+        use: fc.oneof(fc.constantFrom('preferred', 'forbidden', 'keep'), fc.string()),
+        replaces: fc.oneof(fc.array(fc.constantFrom('login', '', ' ', 'y'.repeat(101)), { maxLength: 3 }), fc.constant('login')),
+        suggest: fc.oneof(fc.string(), fc.constant(3)),
+        caseSensitive: fc.oneof(fc.boolean(), fc.constant('true')),
+        forms: fc.constantFrom('exact', 'inflected', 'stemmed'),
+        note: fc.oneof(fc.string(), fc.constant('n'.repeat(501))),
+        colour: fc.string(),
+      },
+      { requiredKeys: [] },
+    ),
+    { maxLength: 3 },
+  ),
 );
 
 describe('the attribute catalogue', () => {
