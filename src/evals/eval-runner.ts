@@ -235,7 +235,7 @@ export class EvalRunner {
   }
 
   private scored(job: EvalJob, sample: Sample, result: RefineResult): ScoredResult {
-    const violations = result.violations.map(({ rule, severity, message, start, end }) => ({ rule, severity, message, start, end }));
+    const violations = result.violations.map(({ rule, severity, message, start, end, term }) => ({ rule, severity, message, start, end, ...(term === undefined ? {} : { term }) }));
     const { judge } = result;
     const expectations = expectationOutcomes(sample.expect, result.response);
     return {

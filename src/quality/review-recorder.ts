@@ -131,6 +131,6 @@ function rowOf(held: Held, status: 'open' | 'waiting'): ReviewRow {
   return {
     id: uuidv7(held.at), account_id: held.accountId, persona_id: held.personaId, request_id: held.requestId, version: held.version, endpoint: held.endpoint,
     created_at: new Date(held.at).toISOString(), content: held.exchange.content, response: held.exchange.response, score: Math.round(held.score),
-    violations: JSON.stringify(held.exchange.violations.map(({ rule, severity, message, start, end }) => ({ rule, severity, message, start, end }))), status, sample_id: null,
+    violations: JSON.stringify(held.exchange.violations.map(({ rule, severity, message, start, end, term }) => ({ rule, severity, message, start, end, ...(term === undefined ? {} : { term }) }))), status, sample_id: null,
   };
 }

@@ -164,6 +164,20 @@ describe.each(storageTargets)('terms ($engine)', (target) => {
     });
   });
 
+  it('an evaluation result carries each term finding with its term', async () => {
+    const id = await createId({ terms: TERMS });
+    expect((await f.server.request(`/v1/personas/${id}/samples`, { method: 'PUT', json: { samples: [{ content: 'Tell them.' }] } })).status).toBe(200);
+    f.fake.setBehaviour({ mode: 'ok', reply: 'We utilize it.' });
+    const started = await f.server.request(`/v1/personas/${id}/evals`, { method: 'POST', json: { provider: 'anthropic', providerApiKey: callerKey('anthropic') } });
+    expect(started.status).toBe(202);
+    const evalId = ((await started.json()) as { id: string }).id;
+    const read = async () => (await (await f.server.request(`/v1/personas/${id}/evals/${evalId}`)).json()) as { status: string; results: { violations: unknown[] }[] };
+    await expect.poll(async () => (await read()).status, { timeout: 30_000 }).toBe('completed');
+    expect((await read()).results[0]!.violations).toEqual([
+      { rule: 'terms', severity: 'required', message: 'uses the forbidden term "utilize"; write "use" instead', start: 3, end: 10, term: 'utilize' },
+    ]);
+  });
+
   describe('POST /v1/check', () => {
     it('reports each use with rule terms and its term, offsets into content (into original for a lost kept term)', async () => {
       const content = 'Logins fail; we utilized the duplicate and okay. acme cloud is down.';
