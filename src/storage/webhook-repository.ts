@@ -198,7 +198,10 @@ export class WebhookRepository {
         const updated = await base
           .set((eb) => ({ status: 'delivered', attempts: eb('attempts', '+', 1), last_status_code: outcome.statusCode, last_error: null, next_attempt_at: null, lease_until: null }))
           .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) > 0) await trx.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', delivery.endpointId).execute();
+        if (Number(updated.numUpdatedRows) > 0) {
+          // Written only when a failing streak ends: a healthy endpoint's successes write nothing here.
+          await trx.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', delivery.endpointId).where('failing_since', 'is not', null).execute();
+        }
         return false;
       }
       const updated = await base
