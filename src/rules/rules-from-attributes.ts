@@ -40,7 +40,8 @@ export function rulesFromValues(values: AttributeValues): PersonaRules {
 }
 
 export function hasRules(rules: PersonaRules): boolean {
-  return hasTextRules(rules) || rules.preserve;
+  // Kept terms are checked against the original, like preserve.
+  return hasTextRules(rules) || rules.preserve || rules.terms.some((entry) => entry.use === 'keep');
 }
 
 /** Rules that look at the text alone, without the original. */

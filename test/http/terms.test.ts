@@ -145,6 +145,17 @@ describe.each(storageTargets)('terms ($engine)', (target) => {
       expect(repair).toContain("- And 10 more of the term base's entries, as its list in the persona says.");
     });
 
+    it('checks a kept term with preserve off and no other rule, streamed or not', async () => {
+      const id = await createId({ terms: [{ term: 'Acme Cloud', use: 'keep' }], enforce: { preserve: false } });
+      f.fake.setBehaviour({ mode: 'ok', reply: 'Sign in to see your history.' });
+      const res = await refine({}, id);
+      expect(res.headers.get('x-persona-violations')).toBe('terms=1');
+      expect(f.fake.requestCount).toBe(2);
+      expect(f.fake.requests[1]!.userText).toContain('- The text lost the term "Acme Cloud" of the original; keep it exactly as written.');
+      const done = parseEventStream(await (await refine({ stream: true }, id)).text()).at(-1)!;
+      expect(done.data).toMatchObject({ response: 'Sign in to see your history.', violations: { terms: 1 } });
+    });
+
     it('streams the same text as the non-streamed refine, and reports forbidden and lost terms in done.violations', async () => {
       const answer = 'Our Logins page: log-ins and duplicates.\n\nWe utilize the login’s history, OK?';
       const expected = 'Our Sign-ins page: sign-ins and copies.\n\nWe utilize the sign-in’s history, OK?';
