@@ -8,7 +8,7 @@
  */
 import type { PersonaRules, RuleViolation } from './types.js';
 import type { ProtectedSpan } from './protected-spans.js';
-import { segmenterFor } from './word-segments.js';
+import { segmentsOf } from './word-segments.js';
 
 const UNSPACED = String.raw`\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}`;
 /** A run of non-blank characters, or one character of a script written without spaces (as word processors count them). */
@@ -60,7 +60,7 @@ const UNSPACED_LETTER = new RegExp(`[${UNSPACED}]`, 'u');
 function countSegmentedWords(prose: string, locale: string): number {
   let words = 0;
   let afterBlank = true;
-  for (const { segment, isWordLike } of segmenterFor(locale).segment(prose)) {
+  for (const { segment, isWordLike } of segmentsOf(prose, locale)) {
     if (BLANK.test(segment)) afterBlank = true;
     else if (isWordLike) {
       if (afterBlank || UNSPACED_LETTER.test(segment)) words++;

@@ -23,6 +23,34 @@ export function segmenterFor(locale: string): Intl.Segmenter {
   return segmenter;
 }
 
+/**
+ * ICU's segmentation of one string grows with the square of its length in Japanese (64 KiB took
+ * seconds), so a text is segmented in pieces of at most CHUNK characters, cut at a blank, else
+ * after a sentence's end, else anywhere (a word there may be split in two; no text has words that
+ * long). Linear in the text, whoever wrote it.
+ */
+const CHUNK = 1024;
+const BLANK = /\s/u;
+const SENTENCE_END = /[。！？.!?]/u;
+
+function cutBefore(text: string, from: number, limit: number): number {
+  if (limit >= text.length) return text.length;
+  for (const boundary of [BLANK, SENTENCE_END]) {
+    for (let at = limit; at > from + CHUNK / 2; at--) if (boundary.test(text[at - 1]!)) return at;
+  }
+  const code = text.charCodeAt(limit - 1);
+  return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
+}
+
+export function* segmentsOf(text: string, locale: string): Generator<{ segment: string; index: number; isWordLike: boolean }> {
+  const segmenter = segmenterFor(locale);
+  for (let from = 0; from < text.length; ) {
+    const to = cutBefore(text, from, from + CHUNK);
+    for (const { segment, index, isWordLike } of segmenter.segment(text.slice(from, to))) yield { segment, index: from + index, isWordLike: isWordLike === true };
+    from = to;
+  }
+}
+
 interface Word {
   start: number;
   end: number;
@@ -31,9 +59,9 @@ interface Word {
 
 const keyOf = (word: string): string => word.toLowerCase();
 
-function wordsOf(text: string, segmenter: Intl.Segmenter): Word[] {
+function wordsOf(text: string, locale: string): Word[] {
   const words: Word[] = [];
-  for (const { segment, index, isWordLike } of segmenter.segment(text)) {
+  for (const { segment, index, isWordLike } of segmentsOf(text, locale)) {
     if (isWordLike) words.push({ start: index, end: index + segment.length, key: keyOf(segment) });
   }
   return words;
@@ -60,9 +88,9 @@ interface Candidate {
   length: number;
 }
 
-function candidateOf(phrase: string, index: number, segmenter: Intl.Segmenter): Candidate | null {
+function candidateOf(phrase: string, index: number, locale: string): Candidate | null {
   const trimmed = phrase.trim();
-  const words = wordsOf(trimmed, segmenter);
+  const words = wordsOf(trimmed, locale);
   if (words.length === 0) return null;
   return {
     phrase: index,
@@ -82,12 +110,11 @@ export interface SegmentedMatcher {
 }
 
 export function segmentedMatcher(phrases: readonly string[], locale: string): SegmentedMatcher {
-  const segmenter = segmenterFor(locale);
   const byFirstWord = new Map<string, Candidate[]>();
   const wordless: number[] = [];
   phrases.forEach((phrase, index) => {
     if (phrase.trim() === '') return;
-    const candidate = candidateOf(phrase, index, segmenter);
+    const candidate = candidateOf(phrase, index, locale);
     if (candidate === null) {
       wordless.push(index);
       return;
@@ -102,7 +129,7 @@ export function segmentedMatcher(phrases: readonly string[], locale: string): Se
 
 /** Every non-overlapping whole-word occurrence, left to right; the longest phrase wins where several start at one word. */
 export function findSegmentedPhrases(text: string, matcher: SegmentedMatcher, locale: string, isProtected: OverlapTest): PhraseMatch[] {
-  const words = wordsOf(text, segmenterFor(locale));
+  const words = wordsOf(text, locale);
   const gaps = words.slice(1).map((word, i) => gapKey(text.slice(words[i]!.end, word.start)));
   const matches: PhraseMatch[] = [];
   let i = 0;

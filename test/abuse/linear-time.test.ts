@@ -99,4 +99,25 @@ describe('linear in the input', () => {
     }
     expect(largeMs / 8).toBeLessThan(Math.max(smallMs, 5) * 1.6);
   }, 120_000);
+
+  it('a persona with a locale (words by Intl.Segmenter): checking and fixing 2 MiB costs CPU per MiB no more than 256 KiB, in Japanese and in German', async () => {
+    const personas = {
+      ja: rulesFromAttributes({ locale: 'ja', avoid: ['会社', 'ログイン', 'ご連絡'], vocabulary: { サインイン: 'ログオン' }, maxWords: 100 }),
+      de: rulesFromAttributes({ locale: 'de-DE', avoid: ['Service', 'circle back'], vocabulary: { Kunden: 'Mitglieder', 'E-Mail': 'Nachricht' }, maxWords: 100 }),
+    };
+    const paragraphs = {
+      ja: '株式会社にご連絡ください。サインインしてからログインしてください。`code` と https://acme.jp/ja を見てください。\n\n',
+      de: 'Der Kundenservice hilft allen Kunden per E-Mail, see `code` und https://acme.de/docs. Service!\n\n',
+    };
+    for (const language of ['ja', 'de'] as const) {
+      const text = (bytes: number) => paragraphs[language].repeat(Math.ceil(bytes / paragraphs[language].length)).slice(0, bytes);
+      // ICU alone is quadratic on one long Japanese string (64 KiB took seconds): the rules segment it in pieces.
+      const small = text(MiB / 4);
+      const large = text(2 * MiB);
+      const smallMs = await cpuMs(() => enforce(personas[language], small));
+      const largeMs = await cpuMs(() => enforce(personas[language], large));
+      console.log(`CPU with locale ${language}: 256 KiB ${smallMs.toFixed(0)} ms, 2 MiB ${largeMs.toFixed(0)} ms`);
+      expect(largeMs / 8).toBeLessThan(Math.max(smallMs, 5) * 1.6);
+    }
+  }, 240_000);
 });

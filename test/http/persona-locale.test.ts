@@ -26,7 +26,7 @@ describe.each(storageTargets)('personas with a locale on $engine', (target) => {
   const check = (name: string, content: string, extra: Record<string, unknown> = {}) =>
     f.server.request('/v1/check', { method: 'POST', json: { personaId: ids[name], content, ...extra } });
   const found = async (res: Response, content: string) =>
-    ((await res.json()).violations as { rule: string; message: string; start: number; end: number }[]).map(({ rule, message, start, end }) =>
+    ((await res.json()) as { violations: { rule: string; message: string; start: number; end: number }[] }).violations.map(({ rule, message, start, end }) =>
       rule === 'maxWords' ? message : `${rule} ${content.slice(start, end)}`,
     );
 
