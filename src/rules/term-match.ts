@@ -23,7 +23,7 @@
 import { compiledPattern } from './compiled-patterns.js';
 import type { OverlapTest, Span } from './spans.js';
 import { UNSPACED } from './word-match.js';
-import { segmenterFor } from './word-segments.js';
+import { segmenterFor, segmentsWith } from './word-segments.js';
 import { inflectsByDefault, type TermEntry } from '../personas/catalogue/index.js';
 
 export type Ending = 'plural' | 'possessive' | 'past' | 'progressive';
@@ -74,7 +74,7 @@ function tokenize(text: string, segmenter: Intl.Segmenter | undefined): Tokens {
   };
   if (segmenter !== undefined) {
     // The locale's words ("株式会社" one word, "Kundenservice" one word); each other visible character its own token.
-    for (const { segment, index, isWordLike } of segmenter.segment(text)) {
+    for (const { segment, index, isWordLike } of segmentsWith(segmenter, text)) {
       if (isWordLike) push(index, index + segment.length, Kind.Word);
       else for (const other of segment.matchAll(OTHER)) push(index + other.index, index + other.index + other[0].length, Kind.Other);
     }

@@ -42,8 +42,11 @@ function cutBefore(text: string, from: number, limit: number): number {
   return code >= 0xd800 && code <= 0xdbff ? limit - 1 : limit;
 }
 
-export function* segmentsOf(text: string, locale: string): Generator<{ segment: string; index: number; isWordLike: boolean }> {
-  const segmenter = segmenterFor(locale);
+export function segmentsOf(text: string, locale: string): Generator<{ segment: string; index: number; isWordLike: boolean }> {
+  return segmentsWith(segmenterFor(locale), text);
+}
+
+export function* segmentsWith(segmenter: Intl.Segmenter, text: string): Generator<{ segment: string; index: number; isWordLike: boolean }> {
   for (let from = 0; from < text.length; ) {
     const to = cutBefore(text, from, from + CHUNK);
     for (const { segment, index, isWordLike } of segmenter.segment(text.slice(from, to))) yield { segment, index: from + index, isWordLike: isWordLike === true };
