@@ -16,6 +16,7 @@ import { Dialog } from '../views/dialog.js';
 import { LabelsPanel } from './labels-panel.js';
 import { useScopes } from '../scopes.js';
 import { labelsByVersion, versionText } from './version-text.js';
+import { StatusLines } from '../views/status-lines.js';
 
 interface HistoryViewProps {
   api: StudioApi;
@@ -129,14 +130,7 @@ export function HistoryView({ api, id, onRestored }: HistoryViewProps) {
       <p>
         <a href={personaHref(id)}>Edit this persona</a>
       </p>
-      <p role="status" class={status ? 'notice' : 'visually-hidden'}>
-        {status}
-      </p>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <StatusLines status={status} problem={problem} />
 
       <div class="table-scroll">
         <table class="versions">

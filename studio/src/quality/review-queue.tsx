@@ -8,6 +8,7 @@ import type { StudioApi } from '../api/client.js';
 import { plainError } from '../api/plain-errors.js';
 import type { RetentionPolicy, Review } from '../api/types.js';
 import { useScopes } from '../scopes.js';
+import { StatusLines } from '../views/status-lines.js';
 
 const KEEP_LABELS: Record<RetentionPolicy['keep'], string> = {
   none: 'Nothing (and delete what was kept)',
@@ -91,14 +92,7 @@ export function ReviewQueue({ api, id }: { api: StudioApi; id: string }) {
           Save retention
         </button>
       </form>
-      <p role="status" class={status ? 'notice' : 'visually-hidden'}>
-        {status}
-      </p>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <StatusLines status={status} problem={problem} />
       {reviews === undefined ? (
         !problem && <p role="status">Loading…</p>
       ) : reviews.length === 0 ? (

@@ -15,6 +15,7 @@ import { Deliveries } from './deliveries.js';
 import { eventsText } from './events-field.js';
 import { ConfirmDeleteWebhook, ConfirmRotateSecret, WebhookSecretOnce } from './webhook-dialogs.js';
 import { WebhookForm } from './webhook-form.js';
+import { StatusLines } from '../views/status-lines.js';
 
 interface WebhookViewProps {
   api: StudioApi;
@@ -121,14 +122,7 @@ export function WebhookView({ api, id, onNotice }: WebhookViewProps) {
           it once the receiver answers again.
         </p>
       )}
-      <p role="status" class={status ? 'notice' : 'visually-hidden'}>
-        {status}
-      </p>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <StatusLines status={status} problem={problem} />
       <div class="actions">
         <button
           type="button"

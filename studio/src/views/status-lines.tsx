@@ -1,0 +1,18 @@
+/**
+ * A view's two live lines: what just happened (polite, always in the page so screen readers
+ * announce the change) and what went wrong (an alert, only when there is one).
+ */
+export function StatusLines({ status, problem }: { status: string | undefined | null; problem: string | undefined | null }) {
+  return (
+    <>
+      <p role="status" class={status ? 'notice' : 'visually-hidden'}>
+        {status}
+      </p>
+      {problem && (
+        <p role="alert" class="error">
+          {problem}
+        </p>
+      )}
+    </>
+  );
+}
