@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SECURITY_HEADERS, STUDIO_CSP } from '../routes/studio.js';
 
-export const API_VERSION = '1.6.0';
+export const API_VERSION = '1.7.0';
 
 export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(swagger, {

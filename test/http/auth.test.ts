@@ -38,7 +38,7 @@ describe.each(storageTargets)('authentication and account isolation on $engine',
   it('serves the OpenAPI document without a key', async () => {
     const res = await server.request('/v1/openapi.json', { key: null });
     expect(res.status).toBe(200);
-    expect((await res.json()).info.version).toBe('1.6.0');
+    expect((await res.json()).info.version).toBe('1.7.0');
   });
 
   it('another account\'s persona does not exist: 404 on GET, PATCH, DELETE, empty list, original unchanged', async () => {

@@ -11,9 +11,9 @@ describe('the OpenAPI document', () => {
   });
   afterAll(() => server.close());
 
-  it('is a valid OpenAPI 3.1 document with version 1.6.0', async () => {
+  it('is a valid OpenAPI 3.1 document with version 1.7.0', async () => {
     expect(document.openapi).toBe('3.1.0');
-    expect(document.info.version).toBe('1.6.0');
+    expect(document.info.version).toBe('1.7.0');
     await expect(SwaggerParser.validate(structuredClone(document) as never)).resolves.toBeDefined();
   });
 
