@@ -79,7 +79,7 @@ describe.each(storageTargets)('chat completions metered as refines are ($engine)
     expect(other.status).toBe(422);
     expect((await other.json()).error).toMatchObject({
       type: 'invalid_request_error', code: 'idempotency_mismatch',
-      message: 'this Idempotency-Key was already used with a different request body or x-persona, x-provider-api-key header; use a new key for a new request',
+      message: 'this Idempotency-Key was already used with a different request body or x-persona, x-persona-variant, x-provider-api-key header; use a new key for a new request',
     });
   });
 });

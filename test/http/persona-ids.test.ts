@@ -33,6 +33,7 @@ const calls: Record<string, (id: string) => { path: string; json?: unknown }> = 
   'POST /v1/personas/{id}/evals/{evalId}/cancel': (id) => ({ path: `/v1/personas/${id}/evals/${EVAL_ID}/cancel` }),
   'GET /v1/personas/{id}/evals/{evalId}/events': (id) => ({ path: `/v1/personas/${id}/evals/${EVAL_ID}/events` }),
   'GET /v1/personas/{id}/quality': (id) => ({ path: `/v1/personas/${id}/quality` }),
+  'GET /v1/personas/{id}/variants/{name}': (id) => ({ path: `/v1/personas/${id}/variants/de-DE` }),
   'GET /v1/personas/{id}/feedback': (id) => ({ path: `/v1/personas/${id}/feedback` }),
   'GET /v1/personas/{id}/retention': (id) => ({ path: `/v1/personas/${id}/retention` }),
   'PUT /v1/personas/{id}/retention': (id) => ({ path: `/v1/personas/${id}/retention`, json: { keep: 'all', days: 7 } }),

@@ -1,6 +1,7 @@
 /** Studio and the persona score: the preview shows the score and its parts; the editor sets minScore and each rule's severity. */
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RULE_IDS } from '../../src/rules/types.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { chromiumAvailable, screenshot, useSignedInStudio } from './studio-browser.js';
 
@@ -68,7 +69,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio: the persona score', () => {
     // Every rule has a choice; what enforce does not name is required (the default).
     expect(await page.getByLabel('Words to avoid avoid').inputValue()).toBe('required');
     expect(await page.getByLabel('Numbers, links, code and placeholders to keep preserve').inputValue()).toBe('off');
-    expect(await page.locator('select[id^="enforce-"]').count()).toBe(8);
+    expect(await page.locator('select[id^="enforce-"]').count()).toBe(RULE_IDS.length);
     await page.getByText('Kept as they are').waitFor({ state: 'detached' });
 
     const minScore = page.getByLabel('Minimum score');
@@ -95,11 +96,11 @@ describe.skipIf(!chromiumAvailable)('Persona Studio: the persona score', () => {
   it('enforce: false shows every rule off; turning one on keeps the others off', async () => {
     const id = await createViaApi('All off', { enforce: false });
     await openPersona(id, 'All off');
-    expect(await page.locator('select[id^="enforce-"]').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value))).toEqual(Array(8).fill('off'));
+    expect(await page.locator('select[id^="enforce-"]').evaluateAll((selects) => selects.map((select) => (select as unknown as { value: string }).value))).toEqual(Array(RULE_IDS.length).fill('off'));
     await page.getByLabel('Emoji emoji').selectOption('recommended');
     await save('All off');
     expect(await attributesOf(id)).toEqual({
-      enforce: { vocabulary: false, casing: false, avoid: false, emoji: 'recommended', signOff: false, maxWords: false, maxSentences: false, preserve: false },
+      enforce: { vocabulary: false, casing: false, avoid: false, emoji: 'recommended', signOff: false, maxWords: false, maxSentences: false, preserve: false, terms: false },
     });
   });
 });
