@@ -199,9 +199,12 @@ async function startEntry(file: string, args: string[]): Promise<Proc> {
   return { child, pid: child.pid!, url: message.url, stop };
 }
 
-/** The fake provider (test/fakes), answering after `latencyMs`. Its url is the fake's root. */
-export const startFakeProvider = (latencyMs: number, behaviour?: FakeBehaviour) =>
-  startEntry('fake-provider-process.js', [String(latencyMs), ...(behaviour ? [JSON.stringify(behaviour)] : [])]);
+/**
+ * The fake provider (test/fakes), answering after `latencyMs`. Its url is the fake's root.
+ * `replyLength` repeats the behaviour's reply to that many characters (in the fake's process).
+ */
+export const startFakeProvider = (latencyMs: number, behaviour?: FakeBehaviour, replyLength?: number) =>
+  startEntry('fake-provider-process.js', [String(latencyMs), ...(behaviour ? [JSON.stringify(behaviour)] : []), ...(replyLength ? [String(replyLength)] : [])]);
 
 /** The event-loop probe's compiled path, for NODE_OPTIONS=--import. */
 export const EVENT_LOOP_PROBE = join(HERE, 'event-loop-probe.js');

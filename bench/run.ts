@@ -20,6 +20,7 @@ import { idempotency } from './scenarios/idempotency.js';
 import { inFlight } from './scenarios/in-flight.js';
 import { peer } from './scenarios/peer.js';
 import { refine } from './scenarios/refine.js';
+import { streamCpu } from './scenarios/stream-cpu.js';
 import { streaming } from './scenarios/streaming.js';
 import { tracing } from './scenarios/tracing.js';
 import { webhooks } from './scenarios/webhooks.js';
@@ -39,6 +40,7 @@ const SCENARIOS: Record<string, { title: string; run: (s: Settings) => ReturnTyp
   peer: { title: 'side by side with the Portkey gateway', run: peer },
   'in-flight': { title: 'many refines in flight', run: inFlight },
   streaming: { title: 'many streaming refines at once', run: streaming },
+  'stream-cpu': { title: 'CPU of a streamed refine against the same answer unstreamed', run: streamCpu },
   'first-text': { title: 'time to the first shown text of a stream', run: firstTextScenario },
   'cold-start': { title: 'cold start', run: coldStart },
   workers: { title: 'WORKERS=2 vs WORKERS=1', run: workers },
