@@ -39,21 +39,27 @@ interface Size {
 }
 
 /** One refine; resolves with the whole body once it has all arrived. */
-function refineOnce(agent: Agent, url: URL, body: string): Promise<string> {
+function refineOnce(agent: Agent, url: URL, body: string): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { method: 'POST', agent, headers: { ...JSON_AUTH, 'content-length': Buffer.byteLength(body) } }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) reject(new Error(`refine answered ${res.statusCode}: ${text.slice(0, 200)}`));
-        else resolve(text);
-      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
       res.on('error', reject);
     });
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** A refine answered 200, retried while the service sheds load (a 503 when its loop lags on a busy shared machine). */
+async function refined(agent: Agent, url: URL, body: string): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    const { status, text } = await refineOnce(agent, url, body);
+    if (status === 200) return text;
+    if (status !== 503 || attempt === 20) throw new Error(`refine answered ${status}: ${text.slice(0, 200)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 /** The text a stream showed, its deltas joined, and its `done` event's response. */
@@ -80,7 +86,7 @@ async function cpuPerRefine(service: Proc, agent: Agent, body: string, count: nu
     Array.from({ length: concurrency }, async () => {
       while (next < count) {
         next++;
-        await refineOnce(agent, url, body);
+        await refined(agent, url, body);
       }
     }),
   );
@@ -102,8 +108,8 @@ async function measure(s: Settings, size: Size): Promise<{ rows: Row[]; ratio: n
         const body = (stream: boolean) => JSON.stringify({ provider: size.provider, providerApiKey: PROVIDER_KEY, personaId, content: CONTENT, stream });
         const url = new URL(`${service.url}/v1/refine`);
         // The invariant the ratio rests on: the same answer either way.
-        const whole = (JSON.parse(await refineOnce(agent, url, body(false))) as { response: string }).response;
-        const { shown, response } = streamedText(await refineOnce(agent, url, body(true)));
+        const whole = (JSON.parse(await refined(agent, url, body(false))) as { response: string }).response;
+        const { shown, response } = streamedText(await refined(agent, url, body(true)));
         if (shown !== whole || response !== whole) throw new Error(`${size.name}: the streamed answer differs from the unstreamed one`);
         const count = s.quick ? Math.max(1, Math.ceil(size.count / 10)) : size.count;
         // Warm-up: the JIT, the pools, the caches.
