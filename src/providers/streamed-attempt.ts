@@ -9,21 +9,25 @@ import {
   type Attempt, type AttemptTarget, type Prompt, type ProviderFailure,
   classified, cutShortFailure, errorAnswerFailure, isSuccess, MAX_ANSWER_BYTES, readCapped, unusableAnswer,
 } from './attempt.js';
-import { serverSentEventData, StreamTooLargeError } from './wire/server-sent-events.js';
+import { ServerSentEventParser, StreamTooLargeError } from './wire/server-sent-events.js';
 import type { HttpResponse } from './wire/transport.js';
 import type { FinishReason, ToolCallDelta } from './wire/conversation.js';
-import { reportedTokens, type TokenUsage } from './wire/wire-format.js';
+import { reportedTokens, type StreamReader, type TokenUsage } from './wire/wire-format.js';
 
 /** A piece of a streamed answer: text, or a part of a tool call. */
 export type AnswerPiece = string | ToolCallDelta;
 
 export interface StreamedText {
   /**
-   * The answer's first pieces: the text up to and including the first text that holds more
-   * than whitespace, as one piece; or that text so far (if any) and the first part of a tool call.
+   * The answer's first pieces: what arrived up to and including the network chunk whose text
+   * holds more than whitespace or that holds a part of a tool call: its text as one piece (if
+   * any), then its parts of tool calls.
    */
   first: AnswerPiece[];
-  /** The pieces after the first; throws the failure's DomainError if the stream breaks. */
+  /**
+   * The pieces after the first, a network chunk at a time: the text of all its events as one
+   * piece, then their parts of tool calls. Throws the failure's DomainError if the stream breaks.
+   */
   rest: AsyncGenerator<AnswerPiece, void, undefined>;
   /**
    * The tokens the provider reported so far (some report input at the start, output at the end):
@@ -34,7 +38,12 @@ export interface StreamedText {
   finishReason(): FinishReason | undefined;
 }
 
-type Step = { text: string } | { toolCall: ToolCallDelta } | { end: true } | { failure: ProviderFailure };
+/** What one network chunk said: the text of its events joined, their parts of tool calls, and how the stream ended, if it did. */
+interface Batch {
+  text: string;
+  toolCalls: ToolCallDelta[];
+  end?: { failure: ProviderFailure } | 'done';
+}
 
 /** What a stream reported besides its pieces, updated as its events arrive. */
 interface Reported {
@@ -42,42 +51,53 @@ interface Reported {
   finishReason?: FinishReason;
 }
 
-async function* steps(target: AttemptTarget, response: HttpResponse, reported: Reported): AsyncGenerator<Step> {
+/** Reads the events of one chunk into `batch`; the end, if one of them ended the stream (the events after it are not read). */
+function readEvents(target: AttemptTarget, status: number, read: StreamReader, events: string[], reported: Reported, batch: Batch): Batch['end'] {
+  for (const data of events) {
+    let json: unknown = data;
+    if (data !== '[DONE]') {
+      try {
+        json = JSON.parse(data);
+      } catch {
+        return { failure: unusableAnswer(target, status, 'not_json') };
+      }
+    }
+    const event = read(json);
+    if (event === undefined) continue;
+    if (event.usage) Object.assign(reported.usage, event.usage);
+    if (event.finishReason) reported.finishReason = event.finishReason;
+    if (event.error) return { failure: errorAnswerFailure(target, event.error.status, undefined, event.error.body) };
+    if (event.text) batch.text += event.text;
+    if (event.toolCalls) batch.toolCalls.push(...event.toolCalls);
+    if (event.end) return 'done';
+  }
+  return undefined;
+}
+
+/** The stream a network chunk at a time; the last batch says how it ended. */
+async function* batches(target: AttemptTarget, response: HttpResponse, reported: Reported): AsyncGenerator<Batch> {
   const read = target.wire.streamReader();
+  const parser = new ServerSentEventParser(MAX_ANSWER_BYTES);
   try {
-    for await (const data of serverSentEventData(response.body, MAX_ANSWER_BYTES)) {
-      let json: unknown = data;
-      if (data !== '[DONE]') {
-        try {
-          json = JSON.parse(data);
-        } catch {
-          yield { failure: unusableAnswer(target, response.status, 'not_json') };
-          return;
-        }
-      }
-      const event = read(json);
-      if (event === undefined) continue;
-      if (event.usage) Object.assign(reported.usage, event.usage);
-      if (event.finishReason) reported.finishReason = event.finishReason;
-      if (event.error) {
-        yield { failure: errorAnswerFailure(target, event.error.status, undefined, event.error.body) };
+    for await (const chunk of response.body) {
+      const batch: Batch = { text: '', toolCalls: [] };
+      const end = readEvents(target, response.status, read, parser.push(chunk), reported, batch);
+      if (end) {
+        yield { ...batch, end };
         return;
       }
-      if (event.text) yield { text: event.text };
-      for (const toolCall of event.toolCalls ?? []) yield { toolCall };
-      if (event.end) {
-        yield { end: true };
-        return;
-      }
+      if (batch.text !== '' || batch.toolCalls.length > 0) yield batch;
     }
   } catch (error) {
     if (!(error instanceof StreamTooLargeError)) throw error;
-    yield { failure: unusableAnswer(target, response.status, 'too_large') };
+    yield { text: '', toolCalls: [], end: { failure: unusableAnswer(target, response.status, 'too_large') } };
     return;
   }
   // The body ended without the provider's end marker: the answer was cut short.
-  yield { failure: cutShortFailure(target) };
+  yield { text: '', toolCalls: [], end: { failure: cutShortFailure(target) } };
 }
+
+const piecesOf = ({ text, toolCalls }: Batch): AnswerPiece[] => (text === '' ? toolCalls : [text, ...toolCalls]);
 
 /** A streamed attempt: resolves once the answer holds more than whitespace or a tool call, or with the failure before that. */
 export function streamedAttempt(target: AttemptTarget, prompt: Prompt): Attempt<StreamedText> {
@@ -91,37 +111,41 @@ export function streamedAttempt(target: AttemptTarget, prompt: Prompt): Attempt<
         return { ok: false, failure };
       }
       const reported: Reported = { usage: {} };
-      const events = steps(target, response, reported);
+      const chunks = batches(target, response, reported);
       let text = '';
-      let toolCall: ToolCallDelta | undefined;
-      while (text.trim() === '' && toolCall === undefined) {
-        const { value: step, done } = await events.next();
-        const failure =
-          done ? cutShortFailure(target)
-          : 'failure' in step ? step.failure
-          : 'end' in step ? unusableAnswer(target, response.status, 'no_text')
-          : undefined;
+      for (;;) {
+        const { value: batch, done } = await chunks.next();
+        let failure: ProviderFailure | undefined = done ? cutShortFailure(target) : undefined;
+        if (!done) {
+          text += batch.text;
+          if (text.trim() !== '' || batch.toolCalls.length > 0) {
+            const first = piecesOf({ text, toolCalls: batch.toolCalls });
+            // A failure in the chunk that brought the first text is the stream's, after that text: the rest throws it.
+            return { ok: true, value: { first, rest: rest(chunks, batch.end), usage: () => reportedTokens(reported.usage), finishReason: () => reported.finishReason } };
+          }
+          if (batch.end === 'done') failure = unusableAnswer(target, response.status, 'no_text');
+          else if (batch.end) failure = batch.end.failure;
+        }
         if (failure) {
-          await events.return(undefined);
+          await chunks.return(undefined);
           return { ok: false, failure };
         }
-        if ('text' in step) text += step.text;
-        if ('toolCall' in step) toolCall = step.toolCall;
       }
-      const first: AnswerPiece[] = [...(text === '' ? [] : [text]), ...(toolCall ? [toolCall] : [])];
-      return { ok: true, value: { first, rest: rest(events), usage: () => reportedTokens(reported.usage), finishReason: () => reported.finishReason } };
     });
 }
 
-async function* rest(events: AsyncGenerator<Step>): AsyncGenerator<AnswerPiece, void, undefined> {
+async function* rest(chunks: AsyncGenerator<Batch>, ended: Batch['end']): AsyncGenerator<AnswerPiece, void, undefined> {
   try {
-    for await (const step of events) {
-      if ('failure' in step) throw step.failure.error;
-      if ('end' in step) return;
-      yield 'text' in step ? step.text : step.toolCall;
+    let end = ended;
+    while (end === undefined) {
+      const next = await chunks.next();
+      if (next.done) return;
+      yield* piecesOf(next.value);
+      end = next.value.end;
     }
+    if (end !== 'done') throw end.failure.error;
   } finally {
     // Stopping early (the caller went away) closes the body, which frees or drops the connection.
-    await events.return(undefined);
+    await chunks.return(undefined);
   }
 }

@@ -7,6 +7,10 @@
  * Linear in the body however it is split: each chunk is scanned once, and an unfinished
  * line is kept as a list of pieces joined only when its end arrives (rescanning the
  * unfinished line on every chunk made one long line in small pieces quadratic).
+ *
+ * The parser is synchronous and hands over every event a chunk completes at once: a
+ * stream's reader then pays one turn of the event loop per network chunk, not per event
+ * (a provider's chunk often holds dozens of events).
  */
 
 /** Thrown when a stream grows past `maxBytes` (no rewrite needs that much). */
@@ -17,38 +21,50 @@ export class StreamTooLargeError extends Error {
   }
 }
 
-export async function* serverSentEventData(body: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
-  const decoder = new TextDecoder();
-  let size = 0;
-  let partial: string[] = [];
-  let data: string[] = [];
+export class ServerSentEventParser {
+  private readonly decoder = new TextDecoder();
+  private size = 0;
+  private partial: string[] = [];
+  private data: string[] = [];
   // A CR ending one chunk may be the first half of a CRLF: the LF that follows ends nothing.
-  let skipLeadingLf = false;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) throw new StreamTooLargeError(maxBytes);
-    const text = decoder.decode(chunk, { stream: true });
-    let start = skipLeadingLf && text.charCodeAt(0) === 10 ? 1 : 0;
-    skipLeadingLf = false;
+  private skipLeadingLf = false;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The data of every event this chunk completes, in order; throws StreamTooLargeError past the cap. */
+  push(chunk: Uint8Array): string[] {
+    this.size += chunk.length;
+    if (this.size > this.maxBytes) throw new StreamTooLargeError(this.maxBytes);
+    const events: string[] = [];
+    const text = this.decoder.decode(chunk, { stream: true });
+    let start = this.skipLeadingLf && text.charCodeAt(0) === 10 ? 1 : 0;
+    this.skipLeadingLf = false;
     for (let i = start; i < text.length; i++) {
       const code = text.charCodeAt(i);
       if (code !== 10 && code !== 13) continue;
       const tail = text.slice(start, i);
-      const line = partial.length === 0 ? tail : partial.join('') + tail;
-      partial = [];
+      const line = this.partial.length === 0 ? tail : this.partial.join('') + tail;
+      if (this.partial.length > 0) this.partial = [];
       if (code === 13) {
-        if (i + 1 === text.length) skipLeadingLf = true;
+        if (i + 1 === text.length) this.skipLeadingLf = true;
         else if (text.charCodeAt(i + 1) === 10) i++;
       }
       start = i + 1;
       if (line === '') {
-        if (data.length > 0) yield data.join('\n');
-        data = [];
+        if (this.data.length > 0) events.push(this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n'));
+        this.data = [];
       } else if (line.startsWith('data:')) {
-        data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+        this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
       }
     }
-    if (start < text.length) partial.push(text.slice(start));
+    if (start < text.length) this.partial.push(text.slice(start));
+    return events;
   }
   // An event is dispatched only by its blank line; a body that stops before it has no last event.
+}
+
+/** The data of each event, one at a time. */
+export async function* serverSentEventData(body: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
+  const parser = new ServerSentEventParser(maxBytes);
+  for await (const chunk of body) yield* parser.push(chunk);
 }
