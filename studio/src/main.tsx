@@ -8,6 +8,7 @@ import './styles/evals.css';
 import './styles/charts.css';
 import './styles/quality.css';
 import './styles/webhooks.css';
+import './styles/authoring.css';
 import { App } from './views/app.js';
 
 render(<App />, document.getElementById('app')!);

@@ -8,6 +8,7 @@ export type Route =
   | { view: 'evals'; id: string }
   | { view: 'quality'; id: string }
   | { view: 'new' }
+  | { view: 'draft' }
   | { view: 'compare' }
   | { view: 'keys' }
   | { view: 'webhooks' }
@@ -16,6 +17,8 @@ export type Route =
 export function parseRoute(hash: string): Route {
   const path = hash.replace(/^#\/?/, '');
   if (path === 'personas/new') return { view: 'new' };
+  // Before `personas/<id>`: the service's ids never read `draft`.
+  if (path === 'personas/draft') return { view: 'draft' };
   if (path === 'compare') return { view: 'compare' };
   if (path === 'keys') return { view: 'keys' };
   if (path === 'webhooks') return { view: 'webhooks' };
@@ -37,6 +40,7 @@ export const historyHref = (id: string) => `#/personas/${encodeURIComponent(id)}
 export const evalsHref = (id: string) => `#/personas/${encodeURIComponent(id)}/evals`;
 export const qualityHref = (id: string) => `#/personas/${encodeURIComponent(id)}/quality`;
 export const NEW_PERSONA_HREF = '#/personas/new';
+export const DRAFT_PERSONA_HREF = '#/personas/draft';
 export const COMPARE_HREF = '#/compare';
 export const KEYS_HREF = '#/keys';
 export const WEBHOOKS_HREF = '#/webhooks';

@@ -49,7 +49,13 @@ describe.skipIf(!chromiumAvailable)('Persona Studio at 1,280 and 390 px', () => 
   beforeAll(async () => {
     server = await startTestServer();
     browser = await launchChromium();
-    const attributes = { description: 'Warm, direct support voice for a long-named product line', vocabulary: { customers: 'members' }, avoid: ['synergy'] };
+    const attributes = {
+      description: 'Warm, direct support voice for a long-named product line',
+      vocabulary: { customers: 'members' },
+      avoid: ['synergy'],
+      terms: [{ term: 'sign-in', use: 'preferred', replaces: ['login', 'log-in'], note: 'the product’s word, never login' }],
+      variants: { 'de-DE': { locale: 'de-DE' } },
+    };
     ({ id } = (await api('/v1/personas', { method: 'POST', json: { name: 'A persona with a rather long name to wrap', attributes } })) as { id: string });
     await api('/v1/personas', { method: 'POST', json: { name: 'A persona with a rather long name to wrap' } });
     await api(`/v1/personas/${id}`, { method: 'PATCH', json: { name: 'Renamed persona' } });
@@ -76,6 +82,7 @@ describe.skipIf(!chromiumAvailable)('Persona Studio at 1,280 and 390 px', () => 
         await page.locator('table.results tbody tr').waitFor();
       },
     ],
+    ['draft', '#/personas/draft', (page) => page.getByRole('heading', { name: 'New persona from examples' }).waitFor()],
     ['compare', '#/compare', (page) => page.getByRole('heading', { name: 'Compare personas' }).waitFor()],
     ['keys', '#/keys', (page) => page.locator('.keys-table tbody tr').first().waitFor()],
     ['webhooks', '#/webhooks', (page) => page.getByRole('button', { name: 'Add endpoint' }).waitFor()],

@@ -27,7 +27,7 @@ import {
 } from './shapes.js';
 
 /** The studio's control for a key; the studio draws each kind its own way. */
-export type FieldKind = 'text' | 'longText' | 'list' | 'limit' | 'emoji' | 'vocabulary' | 'examples';
+export type FieldKind = 'text' | 'longText' | 'list' | 'limit' | 'emoji' | 'vocabulary' | 'examples' | 'terms';
 export type FieldGroup = 'voice' | 'languageAndLength' | 'words' | 'endings';
 
 export interface StudioField {
@@ -174,6 +174,12 @@ export const ATTRIBUTE_CATALOGUE = {
       { term: 'Acme Cloud', use: 'keep', note: 'product name, never translated' },
     ],
     prompt: termBasePromptLines,
+    field: {
+      group: 'words',
+      label: 'Term base',
+      kind: 'terms',
+      hint: 'Preferred terms replace what they list, forbidden ones are reported with the suggestion, kept ones must survive verbatim. Separate several replaced terms with |.',
+    },
   }),
   maxWords: attribute({
     shape: limit,

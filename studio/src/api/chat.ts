@@ -16,6 +16,8 @@ export interface GenerateRequest {
   model: string;
   providerApiKey?: string;
   prompt: string;
+  /** One of the persona's `variants`, sent as `X-Persona-Variant`. */
+  variant?: string;
 }
 
 /** What a refine outcome says (who, what it cost, how long), plus what the persona headers say. */
@@ -29,7 +31,11 @@ export interface GenerateOutcome extends RefineOutcome {
 }
 
 export function chatHeaders(request: GenerateRequest): Record<string, string> {
-  return { 'x-persona': request.personaId, ...(request.providerApiKey === undefined ? {} : { 'x-provider-api-key': request.providerApiKey }) };
+  return {
+    'x-persona': request.personaId,
+    ...(request.variant === undefined ? {} : { 'x-persona-variant': request.variant }),
+    ...(request.providerApiKey === undefined ? {} : { 'x-provider-api-key': request.providerApiKey }),
+  };
 }
 
 export function chatBody(request: GenerateRequest, stream: boolean): unknown {
@@ -60,6 +66,7 @@ function outcomeOf(response: Response, text: string, usage: RefineUsage, started
     answeredBy: headers.get('x-provider') ?? undefined,
     usage,
     cache: headers.get('x-cache') ?? undefined,
+    variant: headers.get('x-persona-variant') ?? undefined,
     roundTripMs: performance.now() - started,
     personaVersion: numberOf(headers.get('x-persona-version')),
     score: whole ? numberOf(headers.get('x-persona-score')) : undefined,

@@ -4,6 +4,7 @@
  */
 import { EventStreamParser, type ServerSentEvent } from '../../../sdk/src/event-stream-parser.js';
 import { ApiError, errorFromResponse, unreachable } from './api-error.js';
+import { DraftingApi } from './drafting.js';
 import { chatBody, chatHeaders, type GenerateOutcome, type GenerateRequest, readCompletion, readCompletionStream } from './chat.js';
 import type { Provider } from './providers.js';
 import { parseServerTiming, type RefineTiming } from './server-timing.js';
@@ -60,6 +61,8 @@ export interface RefineRequest {
   personaVersion?: number;
   content: string;
   model?: string;
+  /** One of the persona's `variants`, merged over its attributes. */
+  variant?: string;
 }
 
 export interface RefineOutcome {
@@ -71,6 +74,8 @@ export interface RefineOutcome {
   usage: RefineUsage;
   /** `X-Cache` (HIT or MISS) when the request involved the answer cache. */
   cache: string | undefined;
+  /** `X-Persona-Variant`: the persona's variant the answer used, when the request named one. */
+  variant: string | undefined;
   /** As the browser measured it, network included. */
   roundTripMs: number;
 }
@@ -97,6 +102,8 @@ export class StudioApi {
 
   /** The account's webhook endpoints and their deliveries (api/webhooks.ts). */
   readonly webhooks = new WebhooksApi((method, path, options) => this.send(method, path, options));
+  /** Personas drafted from sample texts (api/drafting.ts). */
+  readonly drafting = new DraftingApi((method, path, options) => this.send(method, path, options));
 
   async listPersonas(): Promise<Persona[]> {
     return (await this.send('GET', '/personas')).json() as Promise<Persona[]>;
@@ -154,6 +161,7 @@ export class StudioApi {
       answeredBy: response.headers.get('x-provider') ?? undefined,
       usage: parseUsage(response.headers.get('x-usage')),
       cache: response.headers.get('x-cache') ?? undefined,
+      variant: response.headers.get('x-persona-variant') ?? undefined,
       roundTripMs: performance.now() - started,
     };
   }
@@ -176,7 +184,8 @@ export class StudioApi {
       if (event.event !== 'done') return undefined;
       const data = eventData(event, 'response');
       const usage = typeof data.usage === 'object' && data.usage !== null && !Array.isArray(data.usage) ? (data.usage as RefineUsage) : {};
-      return { response: data.response as string, timing: undefined, answeredBy: undefined, usage, cache: undefined, roundTripMs: performance.now() - started };
+      const variant = response.headers.get('x-persona-variant') ?? undefined;
+      return { response: data.response as string, timing: undefined, answeredBy: undefined, usage, cache: undefined, variant, roundTripMs: performance.now() - started };
     };
     for (;;) {
       let chunk: ReadableStreamReadResult<Uint8Array>;

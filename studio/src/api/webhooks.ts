@@ -3,6 +3,7 @@
  * and rotate-secret only), test events and the deliveries sent to each.
  */
 import type { components, paths } from '../../../sdk/src/generated/openapi.js';
+import type { Send } from './send.js';
 
 export type Webhook = components['schemas']['Webhook'];
 /** As created or rotated: with the signing secret, which no other answer holds. */
@@ -12,8 +13,6 @@ export type CreateWebhookInput = paths['/v1/webhooks']['post']['requestBody']['c
 export type UpdateWebhookInput = paths['/v1/webhooks/{id}']['patch']['requestBody']['content']['application/json'];
 export type WebhookSubscription = Webhook['events'][number];
 
-/** The client's one way out (StudioApi's), so 401s end the session here too. */
-export type Send = (method: string, path: string, options?: { body?: unknown }) => Promise<Response>;
 
 export interface DeliveryPage {
   deliveries: WebhookDelivery[];

@@ -20,10 +20,18 @@ interface GeneratePanelProps {
   settings: RefineSettings;
   providers: readonly Provider[] | undefined;
   onSettings: (settings: RefineSettings) => void;
+  /** The persona's variant to generate in; undefined: the persona itself. */
+  variant?: string;
 }
 
 /** The request for one prompt, or what is missing, in words. */
-export function generateRequestFor(settings: RefineSettings, prompt: string, personaId: string, providers: readonly Provider[]): GenerateRequest | string {
+export function generateRequestFor(
+  settings: RefineSettings,
+  prompt: string,
+  personaId: string,
+  providers: readonly Provider[],
+  variant?: string,
+): GenerateRequest | string {
   const provider = settings.provider.trim();
   if (prompt.trim() === '') return 'Type a prompt first.';
   if (provider === '') return 'Choose a provider first.';
@@ -35,13 +43,14 @@ export function generateRequestFor(settings: RefineSettings, prompt: string, per
     personaId,
     model: model === '' ? provider : `${provider}/${model}`,
     prompt,
+    ...(variant === undefined ? {} : { variant }),
     ...(settings.providerKey === '' || listed?.requiresKey === false ? {} : { providerApiKey: settings.providerKey }),
   };
 }
 
 const PROMPT_HINT = 'What to ask the model. The persona’s instructions go first, and its rules apply to the answer.';
 
-export function GeneratePanel({ api, persona, settings, providers, onSettings }: GeneratePanelProps) {
+export function GeneratePanel({ api, persona, settings, providers, onSettings, variant }: GeneratePanelProps) {
   const [prompt, setPrompt] = useState('');
   const [stream, setStream] = useState(false);
   const [running, setRunning] = useState(false);
@@ -53,7 +62,7 @@ export function GeneratePanel({ api, persona, settings, providers, onSettings }:
   const cannotGenerate = useScopes().lacking('refine');
 
   const generate = async () => {
-    const request = generateRequestFor(settings, prompt, persona.id, providers ?? []);
+    const request = generateRequestFor(settings, prompt, persona.id, providers ?? [], variant);
     setProblem(typeof request === 'string' ? request : undefined);
     if (typeof request === 'string') return;
     setRunning(true);

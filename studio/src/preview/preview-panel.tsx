@@ -3,6 +3,7 @@
  * or, in Generate mode, have a model answer a prompt in the persona's voice.
  */
 import { useRef, useState } from 'preact/hooks';
+import { variantNames } from '../personas/variant-names.js';
 import type { StudioApi } from '../api/client.js';
 import { type Provider, providerNames } from '../api/providers.js';
 import type { Persona } from '../api/types.js';
@@ -39,9 +40,13 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
   /** While a stream runs (and after Stop): the text so far. */
   const [streamed, setStreamed] = useState<{ text: string; stopped: boolean } | undefined>(undefined);
   const stopper = useRef<AbortController | undefined>(undefined);
+  const variants = variantNames(persona.attributes);
+  const [chosenVariant, setVariant] = useState<string | undefined>(undefined);
+  // A variant the saved persona no longer has is the persona itself again.
+  const variant = chosenVariant !== undefined && variants.includes(chosenVariant) ? chosenVariant : undefined;
 
   const refine = async () => {
-    const request = refineRequestFor(settings, persona.id, providers ?? []);
+    const request = refineRequestFor(settings, persona.id, providers ?? [], variant);
     setProblem(typeof request === 'string' ? request : undefined);
     if (typeof request === 'string') return;
     setRunning(true);
@@ -85,8 +90,21 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
           </label>
         ))}
       </fieldset>
+      {variants.length > 0 && (
+        <div class="field">
+          <label for="preview-variant">Variant</label>
+          <select id="preview-variant" value={variant ?? ''} onChange={(event) => setVariant(event.currentTarget.value || undefined)}>
+            <option value="">None: the persona itself</option>
+            {variants.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       {mode === 'generate' ? (
-        <GeneratePanel api={api} persona={persona} settings={settings} providers={providers} onSettings={onSettings} />
+        <GeneratePanel api={api} persona={persona} settings={settings} providers={providers} onSettings={onSettings} variant={variant} />
       ) : (
         refineMode()
       )}

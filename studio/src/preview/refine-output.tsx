@@ -49,6 +49,7 @@ export function Timing({ outcome }: { outcome: RefineOutcome }) {
 /** Who answered, what it cost, and whether the answer came from the cache. */
 export function Spend({ outcome }: { outcome: RefineOutcome }) {
   const parts: string[] = [];
+  if (outcome.variant) parts.push(`Variant ${outcome.variant}`);
   if (outcome.answeredBy) parts.push(`Answered by ${outcome.answeredBy}`);
   parts.push(describeUsage(outcome.usage));
   if (outcome.cache) parts.push(outcome.cache === 'HIT' ? 'from the cache' : 'not from the cache');

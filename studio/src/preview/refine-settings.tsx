@@ -23,7 +23,7 @@ export interface RefineSettings {
 export const INITIAL_SETTINGS: RefineSettings = { sample: '', provider: 'rules', model: '', providerKey: '' };
 
 /** The request for one persona, or what is missing, in words. */
-export function refineRequestFor(settings: RefineSettings, personaId: string, providers: readonly Provider[]): RefineRequest | string {
+export function refineRequestFor(settings: RefineSettings, personaId: string, providers: readonly Provider[], variant?: string): RefineRequest | string {
   const provider = settings.provider.trim();
   if (settings.sample.trim() === '') return 'Type some sample text to refine first.';
   if (provider === '') return 'Choose a provider first.';
@@ -34,6 +34,7 @@ export function refineRequestFor(settings: RefineSettings, personaId: string, pr
     provider,
     personaId,
     content: settings.sample,
+    ...(variant === undefined ? {} : { variant }),
     // A key typed for another provider never goes to one that needs none, nor a model to one without models.
     ...(settings.providerKey === '' || listed?.requiresKey === false ? {} : { providerApiKey: settings.providerKey }),
     ...(settings.model.trim() === '' || listed?.defaultModel === null ? {} : { model: settings.model.trim() }),

@@ -47,7 +47,10 @@ function judgeOf({ provider, providerApiKey, model }: RefineRequest): CheckReque
 export async function runRefine(api: StudioApi, request: RefineRequest, { refine = (plain) => api.refine(plain), judge = false }: RefineRun = {}): Promise<RefineResult> {
   try {
     const outcome = await refine(request);
-    const pinned = request.personaVersion === undefined ? {} : { personaVersion: request.personaVersion };
+    const pinned = {
+      ...(request.personaVersion === undefined ? {} : { personaVersion: request.personaVersion }),
+      ...(request.variant === undefined ? {} : { variant: request.variant }),
+    };
     const judged = judge ? judgeOf(request) : undefined;
     let checkFailure: ApiError | undefined;
     const checked = await api

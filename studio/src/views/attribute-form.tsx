@@ -7,6 +7,7 @@ import { EmojiField } from '../fields/emoji-field.js';
 import { ExamplesField } from '../fields/examples-field.js';
 import { LimitField } from '../fields/limit-field.js';
 import { ListField } from '../fields/list-field.js';
+import { TermsField } from '../fields/terms-field.js';
 import { TextField } from '../fields/text-field.js';
 import { RuleSettingsField } from '../fields/rule-settings-field.js';
 import { VocabularyField } from '../fields/vocabulary-field.js';
@@ -14,21 +15,24 @@ import { type AttributeField, expectedValue, FIELD_GROUPS, type FieldKind, formC
 import { withAttribute } from '../personas/attributes.js';
 
 /** Controls that need the full width; the others sit two or three to a row on wide screens. */
-const WIDE_KINDS: ReadonlySet<FieldKind> = new Set(['longText', 'vocabulary', 'examples']);
+const WIDE_KINDS: ReadonlySet<FieldKind> = new Set(['longText', 'vocabulary', 'examples', 'terms']);
 
 /**
- * Keys with a control here: the catalogue's fields, and `enforce`, which the catalogue leaves to
- * the JSON view but the form draws as one choice per rule. The author's own keys are edited as JSON.
+ * Keys with a control here: the catalogue's fields, `enforce`, which the catalogue leaves to the
+ * JSON view but the form draws as one choice per rule, and `variants`, which the variant switcher
+ * edits (views/variant-switcher.tsx). The author's own keys are edited as JSON.
  */
-const FORM_KEYS: ReadonlySet<string> = new Set(['enforce', ...FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key))]);
+const FORM_KEYS: ReadonlySet<string> = new Set(['enforce', 'variants', ...FIELD_GROUPS.flatMap((group) => group.fields.map((field) => field.key))]);
 
 interface AttributeFormProps {
   attributes: Attributes;
   onChange: (attributes: Attributes) => void;
   onShowJson: () => void;
+  /** The attributes are a variant's, which holds only the catalogue's keys. */
+  variant?: string;
 }
 
-export function AttributeForm({ attributes, onChange, onShowJson }: AttributeFormProps) {
+export function AttributeForm({ attributes, onChange, onShowJson, variant }: AttributeFormProps) {
   const others = Object.keys(attributes).filter((key) => !FORM_KEYS.has(key));
   return (
     <div class="attribute-form">
@@ -67,9 +71,11 @@ export function AttributeForm({ attributes, onChange, onShowJson }: AttributeFor
       <section class="group" aria-labelledby="other-attributes">
         <h4 id="other-attributes">Other attributes</h4>
         <p class="hint">
-          {others.length === 0
-            ? 'None. Add your own keys in the JSON view; the service passes every attribute to the model.'
-            : `Kept as they are: ${others.join(', ')}.`}{' '}
+          {others.length > 0
+            ? `Kept as they are: ${others.join(', ')}.`
+            : variant === undefined
+              ? 'None. Add your own keys in the JSON view; the service passes every attribute to the model.'
+              : 'None: a variant holds only the attributes above.'}{' '}
           <button type="button" class="link" onClick={onShowJson}>
             Edit as JSON
           </button>
@@ -139,5 +145,7 @@ function AttributeControl({ field, value: stored, onChange, onShowJson }: Attrib
       return <VocabularyField id={id} label={label} hint={hint} value={value as Record<string, string> | undefined} onChange={onChange} />;
     case 'examples':
       return <ExamplesField id={id} label={label} value={value as Attributes[] | undefined} onChange={onChange} />;
+    case 'terms':
+      return <TermsField id={id} label={label} hint={hint} value={value as Attributes[] | undefined} onChange={onChange} />;
   }
 }

@@ -1,7 +1,7 @@
 /** What the studio shows before a persona is picked. */
 import { useRef } from 'preact/hooks';
 import { useFocusOnMount } from '../hooks.js';
-import { COMPARE_HREF, NEW_PERSONA_HREF } from '../routing.js';
+import { COMPARE_HREF, DRAFT_PERSONA_HREF, NEW_PERSONA_HREF } from '../routing.js';
 import { useScopes } from '../scopes.js';
 
 export function Home() {
@@ -17,7 +17,7 @@ export function Home() {
         Pick a persona from the list to edit it and preview how it rewrites text
         {mayCreate && (
           <>
-            , or <a href={NEW_PERSONA_HREF}>create a new one</a>
+            , <a href={NEW_PERSONA_HREF}>create a new one</a>, or <a href={DRAFT_PERSONA_HREF}>draft one from texts written in its voice</a>
           </>
         )}
         . To see two personas rewrite the same text side by side, open <a href={COMPARE_HREF}>Compare</a>.

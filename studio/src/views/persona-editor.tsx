@@ -2,12 +2,13 @@
 import type { ComponentChildren } from 'preact';
 import { useRef, useState } from 'preact/hooks';
 import type { StudioApi } from '../api/client.js';
-import type { Persona } from '../api/types.js';
+import type { Persona, PersonaDraft } from '../api/types.js';
 import { FieldError } from '../fields/field-parts.js';
 import { TextField } from '../fields/text-field.js';
 import { useFocusOnMount } from '../hooks.js';
 import { fileNameFor, formatPersonaFile } from '../personas/persona-files.js';
 import { useDistinctName } from '../personas/persona-names.js';
+import { variantsOf, withVariant } from '../personas/variant-names.js';
 import { evalsHref, historyHref, qualityHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
@@ -15,28 +16,33 @@ import { Dialog } from './dialog.js';
 import { downloadText } from './download.js';
 import { JsonAttributes } from './json-attributes.js';
 import { type EditingCallbacks, usePersonaEditing } from './use-persona-editing.js';
+import { VariantSwitcher } from './variant-switcher.js';
 
 interface PersonaEditorProps extends EditingCallbacks {
   api: StudioApi;
   /** Undefined for a new persona. */
   id: string | undefined;
+  /** A new persona's name and attributes to start from (a draft from samples). */
+  initial?: PersonaDraft;
   onDeleted(persona: Persona): void;
   /** Shown below the editor once the persona exists (the preview); told whether the draft has unsaved changes. */
   children?: (saved: Persona, dirty: boolean) => ComponentChildren;
 }
 
-export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children }: PersonaEditorProps) {
-  const editing = usePersonaEditing(api, id, { onSaved, onNotice });
+export function PersonaEditor({ api, id, initial, onSaved, onNotice, onDeleted, children }: PersonaEditorProps) {
+  const editing = usePersonaEditing(api, id, { onSaved, onNotice }, initial);
   const { loaded, draft, errors } = editing;
   const [mode, setMode] = useState<'form' | 'json'>('form');
   const [jsonProblem, setJsonProblem] = useState<string | undefined>(undefined);
+  // The variant the form edits; undefined: the persona's own attributes.
+  const [variant, setVariant] = useState<string | undefined>(undefined);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const cannotWrite = useScopes().lacking('personas:write');
   const nameOf = useDistinctName();
   const heading = useRef<HTMLHeadingElement>(null);
   const nameInput = useRef<HTMLInputElement>(null);
-  // A new persona starts at its name; an existing one at its heading, so the page reads from the top.
-  useFocusOnMount(id === undefined ? nameInput : heading, !editing.loading);
+  // A new persona starts at its name; an existing one (or a draft, read before it is changed) at its heading, so the page reads from the top.
+  useFocusOnMount(id === undefined && initial === undefined ? nameInput : heading, !editing.loading);
 
   if (editing.loading) return <p role="status">Loading…</p>;
   if (id !== undefined && !loaded) {
@@ -53,6 +59,9 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
   }
 
   const showJson = () => setMode('json');
+  // Undefined when `variants` holds what the form cannot draw; a variant gone (a JSON edit, a reload) is the base again.
+  const variants = variantsOf(draft.attributes);
+  const editedVariant = variant !== undefined && variants?.[variant] !== undefined ? variant : undefined;
   return (
     <section aria-labelledby="editor-heading" class="editor">
       <h2 id="editor-heading" ref={heading} tabIndex={-1}>
@@ -88,8 +97,29 @@ export function PersonaEditor({ api, id, onSaved, onNotice, onDeleted, children 
           </fieldset>
         </div>
         {mode === 'form' && <FieldError id="attributes" error={errors.attributes} />}
+        {mode === 'form' && variants === undefined && (
+          <p class="hint">
+            “variants” holds a value the form cannot show.{' '}
+            <button type="button" class="link" onClick={showJson}>
+              Edit it as JSON
+            </button>
+          </p>
+        )}
+        {mode === 'form' && variants !== undefined && (
+          <VariantSwitcher attributes={draft.attributes} selected={editedVariant} onSelect={setVariant} onChange={editing.setAttributes} />
+        )}
         {mode === 'form' ? (
-          <AttributeForm attributes={draft.attributes} onChange={editing.setAttributes} onShowJson={showJson} />
+          editedVariant === undefined ? (
+            <AttributeForm key="base" attributes={draft.attributes} onChange={editing.setAttributes} onShowJson={showJson} />
+          ) : (
+            <AttributeForm
+              key={`variant-${editedVariant}`}
+              variant={editedVariant}
+              attributes={variants![editedVariant]!}
+              onChange={(next) => editing.setAttributes(withVariant(draft.attributes, editedVariant, next))}
+              onShowJson={showJson}
+            />
+          )
         ) : (
           <JsonAttributes
             attributes={draft.attributes}

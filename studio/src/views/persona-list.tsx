@@ -1,7 +1,7 @@
 /** The account's personas, newest first, with new / export all / import (new and import only for a key that may write). */
 import type { Persona } from '../api/types.js';
 import { duplicateSuffixes } from '../personas/persona-names.js';
-import { NEW_PERSONA_HREF, personaHref } from '../routing.js';
+import { DRAFT_PERSONA_HREF, NEW_PERSONA_HREF, personaHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 
 interface PersonaListProps {
@@ -19,9 +19,14 @@ export function PersonaList({ personas, currentId, onExportAll, onImport }: Pers
     <nav aria-labelledby="personas-heading" class="persona-list">
       <h2 id="personas-heading">Personas</h2>
       {mayWrite && (
-        <a class="button" href={NEW_PERSONA_HREF}>
-          New persona
-        </a>
+        <div class="new-persona">
+          <a class="button" href={NEW_PERSONA_HREF}>
+            New persona
+          </a>
+          <a class="button secondary" href={DRAFT_PERSONA_HREF}>
+            New from examples
+          </a>
+        </div>
       )}
       {personas === undefined ? (
         <p role="status">Loading…</p>

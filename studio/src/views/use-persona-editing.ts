@@ -43,9 +43,10 @@ function errorsFor(error: unknown): FieldErrors {
   return { general: plainError(error) };
 }
 
-export function usePersonaEditing(api: StudioApi, id: string | undefined, callbacks: EditingCallbacks): PersonaEditing {
+/** `initial`: what a new persona starts as (a draft from samples); nothing by default. */
+export function usePersonaEditing(api: StudioApi, id: string | undefined, callbacks: EditingCallbacks, initial: PersonaDraft = EMPTY): PersonaEditing {
   const [loaded, setLoaded] = useState<VersionedPersona | undefined>(undefined);
-  const [draft, setDraft] = useState<PersonaDraft>(EMPTY);
+  const [draft, setDraft] = useState<PersonaDraft>(initial);
   const [loading, setLoading] = useState(id !== undefined);
   const [saving, setSaving] = useState(false);
   const [errors, setErrors] = useState<FieldErrors>({});

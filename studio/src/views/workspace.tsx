@@ -9,6 +9,7 @@ import type { Persona } from '../api/types.js';
 import type { Provider } from '../api/providers.js';
 import { ALL_PERSONAS_FILE, formatPersonaCollection } from '../personas/persona-files.js';
 import { PersonaSuffixesContext, duplicateSuffixes, newestFirst } from '../personas/persona-names.js';
+import { DraftView } from '../drafting/draft-view.js';
 import { EvalsView } from '../evals/evals-view.js';
 import { HistoryView } from '../history/history-view.js';
 import { QualityView } from '../quality/quality-view.js';
@@ -161,6 +162,9 @@ export function Workspace({ api, initialPersonas, onSignOut }: WorkspaceProps) {
             </p>
             {route.view === 'home' && <Home />}
             {route.view === 'new' && <PersonaEditor key="new" id={undefined} {...editorProps} />}
+            {route.view === 'draft' && (
+              <DraftView api={api} settings={settings} providers={providers} onSettings={setSettings} onSaved={onSaved} onNotice={setNotice} onDeleted={() => navigate(HOME_HREF)} />
+            )}
             {route.view === 'persona' && (
               <div class="editor-and-preview">
                 <PersonaEditor key={route.id} id={route.id} {...editorProps}>
