@@ -17,6 +17,7 @@ import { PersonaEditor } from '../views/persona-editor.js';
 import type { EditingCallbacks } from '../views/use-persona-editing.js';
 import { DraftEvidence } from './draft-evidence.js';
 import { draftRequestFor, MAX_SAMPLES, SampleTexts } from './sample-texts.js';
+import { ProblemLine } from '../views/status-lines.js';
 
 interface DraftViewProps extends EditingCallbacks {
   api: StudioApi;
@@ -91,11 +92,7 @@ export function DraftView({ api, settings, providers, onSettings, onSaved, onNot
           </span>
         </div>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ProblemLine problem={problem} />
       {failure && <RefineFailure error={failure} providerName={providerNames(providers ?? [])} />}
       {drafted && (
         <div class="editor-and-preview drafted">

@@ -35,3 +35,22 @@ export function FieldError({ id, error }: { id: string; error?: string }) {
     </p>
   ) : null;
 }
+
+/**
+ * The label and hint of a control made of several (a table of rows): a paragraph the table names
+ * with aria-labelledby, as one <label> cannot label many controls.
+ */
+export function GroupLabel({ id, label, hint }: { id: string; label: string; hint?: string }) {
+  return (
+    <>
+      <p id={`${id}-label`} class="label">
+        {label}
+      </p>
+      {hint && (
+        <p id={`${id}-hint`} class="hint">
+          {hint}
+        </p>
+      )}
+    </>
+  );
+}

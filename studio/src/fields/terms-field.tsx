@@ -6,6 +6,7 @@
  */
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { MAX_TERM_ENTRIES, NEW_ROW, type StoredTerm, TERM_FORMS, TERM_USES, type TermRow, matchingRows, rowOf, termsOf } from '../personas/term-rows.js';
+import { GroupLabel } from './field-parts.js';
 
 /** Rows drawn at a time. */
 export const TERM_PAGE_SIZE = 50;
@@ -69,14 +70,7 @@ export function TermsField({ id, label, hint, value, onChange }: TermsFieldProps
 
   return (
     <div class="field terms-field">
-      <p id={`${id}-label`} class="label">
-        {label}
-      </p>
-      {hint && (
-        <p id={`${id}-hint`} class="hint">
-          {hint}
-        </p>
-      )}
+      <GroupLabel id={id} label={label} hint={hint} />
       <div class="terms-toolbar">
         <label for={`${id}-search`}>Search terms</label>
         <input

@@ -5,6 +5,7 @@
  */
 import { useState } from 'preact/hooks';
 import { sameJson } from '../personas/attributes.js';
+import { GroupLabel } from './field-parts.js';
 
 type Row = { from: string; to: string };
 
@@ -35,14 +36,7 @@ export function VocabularyField({ id, label, hint, value, onChange }: Vocabulary
 
   return (
     <div class="field">
-      <p id={`${id}-label`} class="label">
-        {label}
-      </p>
-      {hint && (
-        <p id={`${id}-hint`} class="hint">
-          {hint}
-        </p>
-      )}
+      <GroupLabel id={id} label={label} hint={hint} />
       {rows.length > 0 && (
         <table class="pairs" aria-labelledby={`${id}-label`} aria-describedby={hint ? `${id}-hint` : undefined}>
           <thead>

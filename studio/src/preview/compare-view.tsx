@@ -8,6 +8,7 @@ import { useDistinctName } from '../personas/persona-names.js';
 import { DiffLegend, DiffText, RefineFailure, Timing } from './refine-output.js';
 import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './refine-settings.js';
 import { type RefineResult, runRefine } from './run-refine.js';
+import { ProblemLine } from '../views/status-lines.js';
 
 interface CompareViewProps {
   api: StudioApi;
@@ -126,11 +127,7 @@ export function CompareView({ api, personas, settings, providers, onSettings }: 
           </button>
         </div>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ProblemLine problem={problem} />
       <div aria-live="polite">
         {compared.length > 0 && (
           <div class="result">

@@ -13,6 +13,7 @@ import { describedBy } from '../fields/field-parts.js';
 import { useScopes } from '../scopes.js';
 import { RefineFailure, Spend, Timing } from './refine-output.js';
 import { ProviderFields, type RefineSettings } from './refine-settings.js';
+import { ProblemLine } from '../views/status-lines.js';
 
 interface GeneratePanelProps {
   api: StudioApi;
@@ -127,11 +128,7 @@ export function GeneratePanel({ api, persona, settings, providers, onSettings, v
           )}
         </div>
       </form>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ProblemLine problem={problem} />
       <div aria-live="polite">
         {streamed && (
           <figure class="streamed">

@@ -15,6 +15,7 @@ import { type RefineSettings, RefineSettingsFields, refineRequestFor } from './r
 import { MarkedRefined, RuleViolations } from './rule-violations.js';
 import { type RefineResult, runRefine } from './run-refine.js';
 import { useScopes } from '../scopes.js';
+import { ProblemLine } from '../views/status-lines.js';
 
 interface PreviewPanelProps {
   api: StudioApi;
@@ -155,11 +156,7 @@ export function PreviewPanel({ api, persona, dirty, settings, providers, onSetti
             )}
           </div>
         </form>
-        {problem && (
-          <p role="alert" class="error">
-            {problem}
-          </p>
-        )}
+        <ProblemLine problem={problem} />
         <div aria-live="polite">
           {streamed && (
             <figure class="streamed">

@@ -8,11 +8,16 @@ export function StatusLines({ status, problem }: { status: string | undefined | 
       <p role="status" class={status ? 'notice' : 'visually-hidden'}>
         {status}
       </p>
-      {problem && (
-        <p role="alert" class="error">
-          {problem}
-        </p>
-      )}
+      <ProblemLine problem={problem} />
     </>
   );
+}
+
+/** What went wrong, as an alert; nothing when nothing did. */
+export function ProblemLine({ problem }: { problem: string | undefined | null }) {
+  return problem ? (
+    <p role="alert" class="error">
+      {problem}
+    </p>
+  ) : null;
 }
