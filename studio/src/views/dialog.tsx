@@ -43,3 +43,36 @@ export function Dialog({ title, onCancel, children, actions }: DialogProps) {
     </dialog>
   );
 }
+
+interface ConfirmDialogProps {
+  title: string;
+  /** The confirming button's words, naming the act ("Delete persona"), never "OK". */
+  confirm: string;
+  /** The act cannot be undone: the confirming button is drawn as dangerous. */
+  danger?: boolean;
+  onConfirm: () => void;
+  onCancel: () => void;
+  children: ComponentChildren;
+}
+
+/** A question before an act: Cancel has the focus, so Enter or Escape by reflex changes nothing. */
+export function ConfirmDialog({ title, confirm, danger = false, onConfirm, onCancel, children }: ConfirmDialogProps) {
+  return (
+    <Dialog
+      title={title}
+      onCancel={onCancel}
+      actions={
+        <>
+          <button type="button" class={danger ? 'danger' : undefined} onClick={onConfirm}>
+            {confirm}
+          </button>
+          <button type="button" class="secondary" autofocus onClick={onCancel}>
+            Cancel
+          </button>
+        </>
+      }
+    >
+      {children}
+    </Dialog>
+  );
+}

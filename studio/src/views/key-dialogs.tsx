@@ -1,7 +1,7 @@
 /** The Keys page's dialogs: a new secret shown once, and the confirmations of rotate and revoke. */
 import { useState } from 'preact/hooks';
 import type { ApiKey, IssuedApiKey } from '../api/types.js';
-import { Dialog } from './dialog.js';
+import { ConfirmDialog, Dialog } from './dialog.js';
 import { OneTimeSecret } from './one-time-secret.js';
 
 /** The service's largest grace (24 h), also the default: a rotation should not cut off a deployed app before it is updated. */
@@ -51,22 +51,9 @@ export function ConfirmRotate({ apiKey, onRotate, onCancel }: { apiKey: ApiKey; 
 export function ConfirmRevoke({ apiKey, onRevoke, onCancel }: { apiKey: ApiKey; onRevoke(): void; onCancel(): void }) {
   const name = apiKey.name || apiKey.id;
   return (
-    <Dialog
-      title={`Revoke ${name}?`}
-      onCancel={onCancel}
-      actions={
-        <>
-          <button type="button" class="danger" onClick={onRevoke}>
-            Revoke {name}
-          </button>
-          <button type="button" class="secondary" autofocus onClick={onCancel}>
-            Cancel
-          </button>
-        </>
-      }
-    >
+    <ConfirmDialog title={`Revoke ${name}?`} confirm={`Revoke ${name}`} danger onConfirm={onRevoke} onCancel={onCancel}>
       <p>This cannot be undone. Within 5 seconds every request with this key gets a 401 error.</p>
-    </Dialog>
+    </ConfirmDialog>
   );
 }
 

@@ -12,7 +12,7 @@ import { variantsOf, withVariant } from '../personas/variant-names.js';
 import { evalsHref, historyHref, qualityHref } from '../routing.js';
 import { useScopes } from '../scopes.js';
 import { AttributeForm } from './attribute-form.js';
-import { Dialog } from './dialog.js';
+import { ConfirmDialog, Dialog } from './dialog.js';
 import { downloadText } from './download.js';
 import { JsonAttributes } from './json-attributes.js';
 import { type EditingCallbacks, usePersonaEditing } from './use-persona-editing.js';
@@ -189,29 +189,18 @@ export function PersonaEditor({ api, id, initial, onSaved, onNotice, onDeleted, 
         </Dialog>
       )}
       {confirmingDelete && loaded && (
-        <Dialog
+        <ConfirmDialog
           title={`Delete “${nameOf(loaded.persona)}”?`}
+          confirm="Delete persona"
+          danger
+          onConfirm={async () => {
+            setConfirmingDelete(false);
+            if (await editing.remove()) onDeleted(loaded.persona);
+          }}
           onCancel={() => setConfirmingDelete(false)}
-          actions={
-            <>
-              <button
-                type="button"
-                class="danger"
-                onClick={async () => {
-                  setConfirmingDelete(false);
-                  if (await editing.remove()) onDeleted(loaded.persona);
-                }}
-              >
-                Delete persona
-              </button>
-              <button type="button" class="secondary" autofocus onClick={() => setConfirmingDelete(false)}>
-                Cancel
-              </button>
-            </>
-          }
         >
           <p>This cannot be undone. Applications that refine with this persona's id will get 404 errors.</p>
-        </Dialog>
+        </ConfirmDialog>
       )}
       {loaded && children?.(loaded.persona, editing.dirty)}
     </section>

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import type { Attributes } from '../api/types.js';
 import { TextField } from '../fields/text-field.js';
 import { MAX_VARIANTS, variantNameProblem, variantNames, withoutVariant, withRenamedVariant, withVariant } from '../personas/variant-names.js';
-import { Dialog } from './dialog.js';
+import { ConfirmDialog, Dialog } from './dialog.js';
 
 interface VariantSwitcherProps {
   attributes: Attributes;
@@ -70,30 +70,19 @@ export function VariantSwitcher({ attributes, selected, onSelect, onChange }: Va
         />
       )}
       {removing && selected !== undefined && (
-        <Dialog
+        <ConfirmDialog
           title={`Remove the variant “${selected}”?`}
+          confirm="Remove variant"
+          danger
+          onConfirm={() => {
+            setRemoving(false);
+            onSelect(undefined);
+            onChange(withoutVariant(attributes, selected));
+          }}
           onCancel={() => setRemoving(false)}
-          actions={
-            <>
-              <button
-                type="button"
-                class="danger"
-                onClick={() => {
-                  setRemoving(false);
-                  onSelect(undefined);
-                  onChange(withoutVariant(attributes, selected));
-                }}
-              >
-                Remove variant
-              </button>
-              <button type="button" class="secondary" autofocus onClick={() => setRemoving(false)}>
-                Cancel
-              </button>
-            </>
-          }
         >
           <p>Its attributes go with it when you save. Requests naming it will then get a 400 error.</p>
-        </Dialog>
+        </ConfirmDialog>
       )}
     </fieldset>
   );
