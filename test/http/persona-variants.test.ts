@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseEventStream } from '../helpers/event-stream.js';
 import { callerKey, type RefineFixture, startRefineFixture } from '../helpers/refine-fixture.js';
 import { storageTargets } from '../helpers/storage-targets.js';
+import { MERGES } from '../helpers/variant-merges.js';
 
 const attributes = {
   description: 'Acme support, in English.',
@@ -110,6 +111,16 @@ describe.each(storageTargets)('persona variants on $engine', (target) => {
     expect(de.attributes.avoid).toEqual(['synergy', 'Synergie']);
     expect((await f.server.request(`/v1/personas/${id}/variants/fr-FR`)).status).toBe(404);
     expect((await f.server.request('/v1/personas/nope/variants/de-DE')).status).toBe(404);
+  });
+
+  it('stores a variant of every kind of attribute and answers its merge as the catalogue says, each kind', async () => {
+    const base = Object.fromEntries(Object.entries(MERGES).map(([key, { base }]) => [key, base]));
+    const variant = Object.fromEntries(Object.entries(MERGES).map(([key, { variant }]) => [key, variant]));
+    const created = await post('/v1/personas', { name: 'Every kind', attributes: { ...base, variants: { every: variant } } });
+    expect(created.status).toBe(201);
+    const { id: everyId } = await created.json();
+    const merged = await (await f.server.request(`/v1/personas/${everyId}/variants/every`)).json();
+    expect(merged.attributes).toEqual(Object.fromEntries(Object.entries(MERGES).map(([key, { merged }]) => [key, merged])));
   });
 
   it('a variant is versioned with its persona: a pinned version or label uses that version\'s variants', async () => {
