@@ -14,6 +14,13 @@ import { type Row, type ScenarioResult, info, judged, ms } from '../report.js';
 import type { Settings } from '../settings.js';
 import { captureProviderRequest, withService } from './refine.js';
 
+/**
+ * A persona whose rules only check (avoid and the length limits, judged on the whole answer at
+ * the end; preserve as every persona has it): nothing it holds back can change, so each piece is
+ * shown as it arrives (docs/streaming.md). Round 4 judges its first text (issue 41).
+ */
+const CHECKS_PERSONA = { name: 'Checks only', attributes: { tone: 'warm, direct', avoid: ['synergy', 'leverage'], maxWords: 400, maxSentences: 40 } };
+
 const SCENARIO = 'First text (streams)';
 const RATE = 20;
 const PIECE_CHARS = 4;
@@ -69,24 +76,29 @@ export async function firstTextScenario(s: Settings): Promise<ScenarioResult> {
   try {
     return await withService('first-text', fake.url, async (service, rulesPersonaId) => {
       const [plainPersonaId] = await seedPersonas(service.url, 1, PLAIN_PERSONA);
+      const [checksPersonaId] = await seedPersonas(service.url, 1, CHECKS_PERSONA);
       const streamBody = (personaId: string) => JSON.stringify({ provider: 'openai', providerApiKey: PROVIDER_KEY, personaId, content: CONTENT, stream: true });
       const direct = () =>
         firstText(`${fake.url}${captured.path}`, { 'content-type': 'application/json', authorization: `Bearer ${PROVIDER_KEY}` }, JSON.stringify({ ...JSON.parse(captured.body), stream: true }), 'output_text.delta', RATE, s.seconds);
       const through = (personaId: string) => firstText(`${service.url}/v1/refine`, JSON_AUTH, streamBody(personaId), 'event: delta', RATE, s.seconds);
       if (s.warmupSeconds > 0) await through(plainPersonaId!);
-      const rounds: { direct: Timing; plain: Timing; rules: Timing }[] = [];
+      const rounds: { direct: Timing; plain: Timing; checks: Timing; rules: Timing }[] = [];
       for (let i = 0; i < s.runs; i++) {
-        rounds.push({ direct: await direct(), plain: await through(plainPersonaId!), rules: await through(rulesPersonaId) });
+        rounds.push({ direct: await direct(), plain: await through(plainPersonaId!), checks: await through(checksPersonaId!), rules: await through(rulesPersonaId) });
         ensureAlive(fake, service);
       }
       const of = s.runs > 1 ? `, median of ${s.runs}` : '';
       const typical = medianRound(rounds, (r) => r.plain.p99 - r.direct.p99);
       const added = typical.plain.p99 - typical.direct.p99;
+      const checksRound = medianRound(rounds, (r) => r.checks.p99 - r.direct.p99);
+      const checksAdded = checksRound.checks.p99 - checksRound.direct.p99;
       const show = (t: Timing) => `p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${t.failed ? `, ${t.failed} failed` : ''}`;
       const rows: Row[] = [
         info(SCENARIO, "provider's time to first token (the fake, called directly)", show(typical.direct)),
         info(SCENARIO, 'time to first shown text, persona without rules', show(typical.plain)),
         judged(SCENARIO, `first shown text − provider's first token at p99, persona without rules${of}`, added, `+${ms(added)}`, { atMost: 5, text: '≤ +5 ms' }),
+        info(SCENARIO, 'time to first shown text, persona whose rules only check (avoid, maxWords, maxSentences)', show(checksRound.checks)),
+        judged(SCENARIO, `first shown text − provider's first token at p99, persona whose rules only check${of}`, checksAdded, `+${ms(checksAdded)}`, { atMost: 2, text: '≤ +2 ms' }),
         info(SCENARIO, 'time to first shown text, persona with rules (vocabulary, avoid, sign-off)', show(typical.rules)),
         info(SCENARIO, `what holding back costs at p50: without rules, with rules${of}`, `+${ms(median(rounds.map((r) => r.plain.p50 - r.direct.p50)))}, +${ms(median(rounds.map((r) => r.rules.p50 - r.direct.p50)))}`),
       ];
