@@ -11,8 +11,9 @@
  * to a paragraph (no phrase spans a blank line; no protected span crosses one outside a
  * fenced block), and once the start is settled only the answer's very end can still be
  * unwrapped, so the text before the anchor is final and is never looked at again.
- * Within a long paragraph, a look waits for a quarter more text, so even one paragraph
- * of megabytes costs a few passes over it. The end compares what was shown with the
+ * A paragraph over LONG_PARAGRAPH may also be anchored at a sentence's start, under the
+ * conditions moveAnchorInParagraph states; where it cannot, a look within it waits for a
+ * quarter more text, so even one paragraph of megabytes costs a few passes over it. The end compares what was shown with the
  * whole answer refined at once; if a bug ever made them differ, the true result wins
  * (`replaced`).
  *
@@ -48,6 +49,16 @@ const WHITESPACE = /\s/u;
 const BLANK_LINE = /\n[ \t]*\r?\n/g;
 /** A paragraph break followed by the next paragraph's first character: where an anchor may go. */
 const PARAGRAPH_START = /\n[ \t]*\r?\n\s*(?=\S)/g;
+/** A paragraph this long may be anchored at a sentence's start; shorter ones are refined whole at each look, as they cost little. */
+const LONG_PARAGRAPH = 1024;
+/** The end of a sentence and the blanks after it, before a capital letter. */
+const SENTENCE_START = /[.!?][ \t]+(?=\p{Lu})/gu;
+/**
+ * What could open a span that a later piece closes, over blanks: code and fences (backticks,
+ * tildes), a link target (`](`), a placeholder (`{{…}}`, `${…}`, `[[…]]`), an echoed element.
+ * Addresses hold no blank, so they cannot reach over a sentence's end.
+ */
+const OPENS_A_SPAN = /[`~{}[\]<>]/;
 
 export class StreamRefinement {
   private raw = '';
@@ -187,7 +198,10 @@ export class StreamRefinement {
     const rawAt = lastParagraphStart(this.tail, cut);
     const outAt = lastParagraphStart(full, this.tailShown.length);
     // Each candidate is tried once: a failed one is retried only when a later paragraph starts.
-    if (rawAt <= this.triedAnchor || outAt <= 0 || endsInsideFence(this.tail.slice(0, rawAt))) return;
+    if (rawAt <= this.triedAnchor || outAt <= 0 || endsInsideFence(this.tail.slice(0, rawAt))) {
+      this.moveAnchorInParagraph(rules, full, cut);
+      return;
+    }
     this.triedAnchor = rawAt;
     const rest = this.tail.slice(rawAt);
     const wasAnchored = this.anchored;
@@ -196,12 +210,54 @@ export class StreamRefinement {
       this.anchored = wasAnchored;
       return;
     }
+    this.anchorAt(rawAt, outAt);
+  }
+
+  /**
+   * Within a paragraph longer than LONG_PARAGRAPH, the anchor may go to a sentence's start: every
+   * look would otherwise refine the whole paragraph again. Only where nothing before it in the
+   * part after the anchor could open a span that a later piece closes (OPENS_A_SPAN), outside a
+   * persona's locale (whose word segmentation looks further), and when the part from there
+   * refines, on its own, to the end of `full` that begins within what was shown. No fix spans a sentence's end but a phrase that holds one, and such a phrase lies
+   * before the held last words, whole, when the check runs.
+   */
+  private moveAnchorInParagraph(rules: PersonaRules, full: string, cut: number): void {
+    if (this.tail.length <= LONG_PARAGRAPH || rules.locale !== null || !this.startSettled) return;
+    const rawAt = lastSentenceStart(this.tail, cut);
+    if (rawAt <= this.triedAnchor || OPENS_A_SPAN.test(this.tail.slice(0, rawAt))) return;
+    this.triedAnchor = rawAt;
+    const wasAnchored = this.anchored;
+    this.anchored = true;
+    const rest = this.transform(rules, this.tail.slice(rawAt));
+    const outAt = full.length - rest.length;
+    if (outAt <= 0 || outAt > this.tailShown.length || !full.endsWith(rest)) {
+      this.anchored = wasAnchored;
+      return;
+    }
+    this.anchorAt(rawAt, outAt);
+  }
+
+  /** Drops the part before `rawAt` (`outAt` in the refined text), which was shown and can no longer change. */
+  private anchorAt(rawAt: number, outAt: number): void {
+    const rest = this.tail.slice(rawAt);
     this.tail = rest;
     this.triedAnchor = 0;
     this.tailShown = this.tailShown.slice(outAt);
     this.settledAt = Math.max(0, this.settledAt - rawAt);
     this.headCut = -1;
   }
+}
+
+/** Where the last sentence starting at or before `limit` begins (its capital letter after `.`, `!` or `?` and blanks), or -1. */
+function lastSentenceStart(text: string, limit: number): number {
+  let at = -1;
+  SENTENCE_START.lastIndex = 0;
+  for (let match = SENTENCE_START.exec(text); match !== null; match = SENTENCE_START.exec(text)) {
+    const start = match.index + match[0].length;
+    if (start > limit) break;
+    at = start;
+  }
+  return at;
 }
 
 /** Where the last paragraph starting at or before `limit` begins (its first character), or -1. */

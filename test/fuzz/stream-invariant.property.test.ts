@@ -124,6 +124,36 @@ describe('the streaming invariant', () => {
     );
   });
 
+  it(`holds for ${RUNS / 4} answers with paragraphs over 1 KiB, anchored at sentence starts, with spans and phrases reaching over a sentence's end, a key in them, however split`, () => {
+    const key = 'FAKE-openai-key-9f8e7d6c5b4a';
+    const scrubber = new SecretScrubber([key]);
+    // Words that open a span in one sentence and close it in a later one, phrases that hold a sentence's end, and the key.
+    const longWord = fc.oneof(
+      { weight: 6, arbitrary: word },
+      { weight: 1, arbitrary: fc.constantFrom('`acme', 'sync`', '[the docs](https://acme.com/docs "Read. Them")', '{{first.', 'Name}}', '<b>Bold.', 'Text</b>', 'way. Our', 'Inc. Acme', key, key.slice(2, 14)) },
+    );
+    const longSentence = fc.tuple(fc.array(longWord, { minLength: 1, maxLength: 14 }), fc.constantFrom('.', '!', '?', '')).map(([words, end]) => `${words.join(' ')}${end}`);
+    const longParagraph = fc.tuple(fc.array(longSentence, { minLength: 20, maxLength: 60 }), fc.constantFrom(' ', '  ', '\n')).map(([sentences, gap]) => sentences.map((one) => one.replace(/^./, (first) => first.toUpperCase())).join(gap));
+    const longBody = fc.array(fc.oneof(longParagraph, paragraph), { minLength: 1, maxLength: 3 }).map((paragraphs) => paragraphs.join('\n\n'));
+    const withPhrases = fc
+      .tuple(attributes, fc.constantFrom<Record<string, string>>({ 'way. Our': 'way; our', customers: 'members' }, { 'Inc. Acme': 'Acme', order: 'parcel' }))
+      .map(([persona, vocabulary]) => ({ ...persona, vocabulary }));
+    fc.assert(
+      fc.property(longBody, wrappers, fc.oneof(attributes, withPhrases), fc.array(fc.nat(), { maxLength: 60 }), (text, wraps, persona, seeds) => {
+        const answer = wraps.reduce(wrap, text);
+        const rules = rulesFromAttributes(persona);
+        const expected = enforce(rules, scrubber.scrub(cleanModelOutput(answer))).text;
+        const refinement = new StreamRefinement(rules, undefined, scrubber);
+        const deltas = splitAt(answer, seeds).map((piece) => refinement.push(piece));
+        const end = refinement.finish();
+        expect(end.replaced).toBe(false);
+        expect(deltas.join('') + end.rest).toBe(end.response);
+        expect(end.response).toBe(expected);
+      }),
+      { numRuns: RUNS / 4 },
+    );
+  });
+
   it("keeps the whole answer when the preamble arrives in pieces of 2, 9, 4, 13 and 6 characters (the reported loss)", () => {
     const answer = 'Here is the rewritten text:\n\nAhoy! Yer order be on its way.';
     const rules = rulesFromAttributes({ tone: 'pirate' });
