@@ -14,6 +14,11 @@ describe('niceTicks', () => {
     expect(niceTicks(0, 4, 5, { integers: true }).values).toEqual([0, 1, 2, 3, 4]);
   });
 
+  it('covers a max that is a sum rounded at its magnitude, and a min its step does not divide exactly (found by the property below)', () => {
+    expect(niceTicks(498018.78, 498018.78 + 0.01).max).toBeGreaterThanOrEqual(498018.79);
+    expect(niceTicks(6389.15, 6389.15 + 0.01).min).toBeLessThanOrEqual(6389.15);
+  });
+
   it('gives counts whole steps and an axis of nothing a height of one', () => {
     expect(niceTicks(0, 2, 5, { integers: true }).values).toEqual([0, 1, 2]);
     expect(niceTicks(0, 0, 5, { integers: true }).values).toEqual([0, 1]);
@@ -27,7 +32,9 @@ describe('niceTicks', () => {
       fc.property(hundredths(-1e6, 1e6), hundredths(0.01, 1e6), fc.boolean(), (min, span, integers) => {
         const { values, min: first, max: last } = niceTicks(min, min + span, 5, { integers });
         expect(first).toBeLessThanOrEqual(min);
-        expect(last).toBeGreaterThanOrEqual(min + span - span * 1e-9);
+        // min + span is itself rounded at min's magnitude (498018.78 + 0.01 = 498018.79000000004),
+        // and the ticks are rounded to the step's decimals: equal up to that rounding.
+        expect(last).toBeGreaterThanOrEqual(min + span - Math.max(Math.abs(min), span) * 1e-12);
         expect(values.length).toBeGreaterThanOrEqual(2);
         expect(values.length).toBeLessThanOrEqual(12);
         const step = Number((values[1]! - values[0]!).toPrecision(6));

@@ -35,7 +35,8 @@ export function niceTicks(min: number, max: number, count = 5, { integers = fals
   // Rounded to the step's decimals, so 0.1 + 0.2 is labelled 0.3.
   const decimals = Math.max(0, -Math.floor(Math.log10(step)) + 1);
   for (let value = first; value <= last + step / 2; value += step) values.push(Number(value.toFixed(decimals)));
-  return { min: first, max: values.at(-1) ?? last, values };
+  // The domain is the ticks as drawn: `first` itself may sit a rounding error above `min` (6389.150000000001).
+  return { min: values[0] ?? first, max: values.at(-1) ?? last, values };
 }
 
 /** `1,234` or `92.5`: how values read on an axis and in a tooltip. */
