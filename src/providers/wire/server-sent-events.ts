@@ -39,26 +39,38 @@ export class ServerSentEventParser {
     const text = this.decoder.decode(chunk, { stream: true });
     let start = this.skipLeadingLf && text.charCodeAt(0) === 10 ? 1 : 0;
     this.skipLeadingLf = false;
-    for (let i = start; i < text.length; i++) {
-      const code = text.charCodeAt(i);
-      if (code !== 10 && code !== 13) continue;
-      const tail = text.slice(start, i);
-      const line = this.partial.length === 0 ? tail : this.partial.join('') + tail;
-      if (this.partial.length > 0) this.partial = [];
-      if (code === 13) {
-        if (i + 1 === text.length) this.skipLeadingLf = true;
-        else if (text.charCodeAt(i + 1) === 10) i++;
+    // Lines are found with indexOf, not a loop per character; the next CR is looked for again only once passed, so the scan stays linear.
+    let cr = text.indexOf('\r', start);
+    for (;;) {
+      if (cr !== -1 && cr < start) cr = text.indexOf('\r', start);
+      const lf = text.indexOf('\n', start);
+      const end = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
+      if (end === -1) break;
+      if (this.partial.length === 0) this.line(text, start, end, events);
+      else {
+        const line = this.partial.join('') + text.slice(start, end);
+        this.partial = [];
+        this.line(line, 0, line.length, events);
       }
-      start = i + 1;
-      if (line === '') {
-        if (this.data.length > 0) events.push(this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n'));
-        this.data = [];
-      } else if (line.startsWith('data:')) {
-        this.data.push(line.charCodeAt(5) === 32 ? line.slice(6) : line.slice(5));
+      let next = end + 1;
+      if (text.charCodeAt(end) === 13) {
+        if (next === text.length) this.skipLeadingLf = true;
+        else if (text.charCodeAt(next) === 10) next++;
       }
+      start = next;
     }
     if (start < text.length) this.partial.push(text.slice(start));
     return events;
+  }
+
+  /** The line `text[start, end)`: a blank line dispatches the event; only `data:` lines are copied out, the other fields are skipped. */
+  private line(text: string, start: number, end: number, events: string[]): void {
+    if (start === end) {
+      if (this.data.length > 0) events.push(this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n'));
+      this.data = [];
+    } else if (text.startsWith('data:', start)) {
+      this.data.push(text.slice(text.charCodeAt(start + 5) === 32 && start + 5 < end ? start + 6 : start + 5, end));
+    }
   }
   // An event is dispatched only by its blank line; a body that stops before it has no last event.
 }
