@@ -1,6 +1,7 @@
 /**
  * A webhook receiver on loopback: records every request it gets (headers and the raw body)
- * and answers as the test says — a status, or holding the request open, per request.
+ * and answers as the test says — a status, holding the request open, or a status with a body of
+ * megabytes, per request.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
@@ -13,8 +14,17 @@ export interface ReceivedDelivery {
   event: { type: string; timestamp: string; data: Record<string, unknown> };
 }
 
-/** What to do with the nth request: answer this status, or hold it open (answered at close). */
-export type Answer = number | 'hold';
+/**
+ * What to do with the nth request: answer this status, hold it open (answered at close), or
+ * answer a status with `bytes` of body, written as fast as the sender reads it.
+ */
+export type Answer = number | 'hold' | { status: number; bytes: number };
+
+/** How a body of megabytes ended: all of it written, or the sender closed the connection first. */
+export interface LargeAnswer {
+  written: number;
+  finished: boolean;
+}
 
 export interface WebhookReceiver {
   /** `http://127.0.0.1:<port>` */
@@ -23,6 +33,8 @@ export interface WebhookReceiver {
   received: ReceivedDelivery[];
   /** Requests held open, answered with 200 when released. */
   held: ServerResponse[];
+  /** Each large answer, once its connection is done with. */
+  large: LargeAnswer[];
   /** Sets how the next requests are answered, in order; after the list, 200. */
   answerWith(...answers: Answer[]): void;
   ofType(type: string): ReceivedDelivery[];
@@ -32,6 +44,7 @@ export interface WebhookReceiver {
 export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
   const received: ReceivedDelivery[] = [];
   const held: ServerResponse[] = [];
+  const large: LargeAnswer[] = [];
   let answers: Answer[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
@@ -41,7 +54,8 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
       received.push({ headers: request.headers, body, event: JSON.parse(body) as ReceivedDelivery['event'] });
       const answer = answers.shift() ?? 200;
       if (answer === 'hold') held.push(response);
-      else response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      else if (typeof answer === 'number') response.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');
+      else writeLarge(response, answer, large);
     });
   });
   server.listen(port, '127.0.0.1');
@@ -52,6 +66,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
     port: actualPort,
     received,
     held,
+    large,
     answerWith: (...next) => {
       answers = next;
     },
@@ -63,4 +78,21 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
       await once(server, 'close');
     },
   };
+}
+
+/** `bytes` of body in 64 KiB writes, each after the last drained: only as much as the sender takes. */
+function writeLarge(response: ServerResponse, { status, bytes }: { status: number; bytes: number }, large: LargeAnswer[]): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  let written = 0;
+  response.writeHead(status, { 'content-type': 'text/plain', 'content-length': String(bytes) });
+  const more = () => {
+    while (written < bytes && !response.destroyed) {
+      const piece = chunk.subarray(0, Math.min(chunk.length, bytes - written));
+      written += piece.length;
+      if (written >= bytes) return void response.end(piece);
+      if (!response.write(piece)) return void response.once('drain', more);
+    }
+  };
+  response.once('close', () => large.push({ written, finished: response.writableFinished }));
+  more();
 }

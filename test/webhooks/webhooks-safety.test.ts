@@ -110,6 +110,27 @@ describe.each(storageTargets)('webhooks under attack on $engine', (target) => {
     await server.request(`/v1/webhooks/${healthy.id}`, { method: 'DELETE' });
   });
 
+  it('a receiver answering megabytes is read no further than 64 KiB: a 2xx is delivered, a 5xx failed, and the connection is closed on it', async () => {
+    const MiB = 1024 * 1024;
+    receiver.large.length = 0;
+    receiver.answerWith({ status: 200, bytes: 64 * MiB }, { status: 500, bytes: 64 * MiB });
+    const endpoint = await (await create(`${receiver.origin}/chatty`, ['persona.created'])).json();
+    await server.request('/v1/personas', { method: 'POST', json: { name: 'Chatty 1', attributes: {} } });
+    await expect.poll(async () => (await deliveries(endpoint.id)).map((d) => d.status), POLL).toEqual(['delivered']);
+    await server.request('/v1/personas', { method: 'POST', json: { name: 'Chatty 2', attributes: {} } });
+    await expect.poll(async () => (await deliveries(endpoint.id)).map((d) => [d.status, d.lastStatusCode]), POLL).toEqual([
+      ['pending', 500],
+      ['delivered', 200],
+    ]);
+    // The sender stopped reading and closed each connection: the receiver never got its 64 MiB out
+    // (what it did write is the 64 KiB read plus what the two sockets' buffers took).
+    await expect.poll(() => receiver.large.length, POLL).toBe(2);
+    for (const answer of receiver.large) {
+      expect(answer.finished).toBe(false);
+      expect(answer.written).toBeLessThan(32 * MiB);
+    }
+  });
+
   it('tells a key\'s 80 % and 100 % of tokensPerDay once each, for that day', async () => {
     receiver.received.length = 0;
     const hook = await (await create(`${receiver.origin}/budgets`, ['budget.threshold'])).json();
