@@ -227,30 +227,50 @@ export function createProviderRegistry(
 }
 
 
-/** The stream's pieces inside its call scope: the scope closes when they end, however they end. */
-async function* streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedText): AsyncGenerator<AnswerPiece, void, undefined> {
+/**
+ * The stream's pieces inside its call scope: the scope closes when they end, however they end
+ * (also when the reader stops before its first piece). By hand rather than an async generator,
+ * which would cost a round of promises per piece.
+ */
+function streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedText): AsyncGenerator<AnswerPiece, void, undefined> {
+  let at = 0;
   let ended = false;
-  try {
-    yield* text.first;
-    for (;;) {
-      let next: IteratorResult<AnswerPiece, void>;
-      try {
-        next = await text.rest.next();
-      } catch (error) {
-        if (scope.signal.aborted) throw scope.stopped();
-        if (error instanceof DomainError) throw error;
-        throw connectionFailure(target, error)?.error ?? error;
-      }
-      if (next.done) {
-        ended = true;
-        return;
-      }
-      yield next.value;
-    }
-  } finally {
+  let closed = false;
+  const finished: IteratorReturnResult<void> = { done: true, value: undefined };
+  const close = async () => {
+    if (closed) return;
+    closed = true;
     // Left early: without an abort the HTTP client would read the rest of the stream to reuse the connection.
     if (!ended) scope.abort();
     scope.close();
     await text.rest.return(undefined);
-  }
+  };
+  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
+    async next() {
+      if (closed) return finished;
+      if (at < text.first.length) return { done: false, value: text.first[at++] as AnswerPiece };
+      let next: IteratorResult<AnswerPiece, void>;
+      try {
+        next = await text.rest.next();
+      } catch (error) {
+        const failure = scope.signal.aborted ? scope.stopped() : error instanceof DomainError ? error : (connectionFailure(target, error)?.error ?? error);
+        await close();
+        throw failure;
+      }
+      if (!next.done) return next;
+      ended = true;
+      await close();
+      return finished;
+    },
+    async return() {
+      await close();
+      return finished;
+    },
+    async throw(error: unknown) {
+      await close();
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => pieces,
+  };
+  return pieces;
 }

@@ -74,27 +74,49 @@ function readEvents(target: AttemptTarget, status: number, read: StreamReader, e
   return undefined;
 }
 
-/** The stream a network chunk at a time; the last batch says how it ended. */
-async function* batches(target: AttemptTarget, response: HttpResponse, reported: Reported): AsyncGenerator<Batch> {
-  const read = target.wire.streamReader();
-  const parser = new ServerSentEventParser(MAX_ANSWER_BYTES);
-  try {
-    for await (const chunk of response.body) {
-      const batch: Batch = { text: '', toolCalls: [] };
-      const end = readEvents(target, response.status, read, parser.push(chunk), reported, batch);
-      if (end) {
-        yield { ...batch, end };
-        return;
-      }
-      if (batch.text !== '' || batch.toolCalls.length > 0) yield batch;
-    }
-  } catch (error) {
-    if (!(error instanceof StreamTooLargeError)) throw error;
-    yield { text: '', toolCalls: [], end: { failure: unusableAnswer(target, response.status, 'too_large') } };
-    return;
+/**
+ * The stream a network chunk at a time; the last batch says how it ended. Written by hand rather
+ * than as an async generator: a chunk then costs one read of the body and one promise, not a
+ * generator's round of them, and a provider's stream may hold thousands of chunks.
+ */
+class Batches {
+  private readonly chunks: AsyncIterator<Uint8Array>;
+  private readonly read: StreamReader;
+  private readonly parser = new ServerSentEventParser(MAX_ANSWER_BYTES);
+
+  constructor(
+    private readonly target: AttemptTarget,
+    private readonly response: HttpResponse,
+    private readonly reported: Reported,
+  ) {
+    this.chunks = response.body[Symbol.asyncIterator]();
+    this.read = target.wire.streamReader();
   }
-  // The body ended without the provider's end marker: the answer was cut short.
-  yield { text: '', toolCalls: [], end: { failure: cutShortFailure(target) } };
+
+  /** The next chunk that says something; throws what reading the body throws (a broken connection). */
+  async next(): Promise<Batch> {
+    const { target, response } = this;
+    for (;;) {
+      const chunk = await this.chunks.next();
+      // The body ended without the provider's end marker: the answer was cut short.
+      if (chunk.done) return { text: '', toolCalls: [], end: { failure: cutShortFailure(target) } };
+      const batch: Batch = { text: '', toolCalls: [] };
+      let end: Batch['end'];
+      try {
+        end = readEvents(target, response.status, this.read, this.parser.push(chunk.value), this.reported, batch);
+      } catch (error) {
+        if (!(error instanceof StreamTooLargeError)) throw error;
+        return { text: '', toolCalls: [], end: { failure: unusableAnswer(target, response.status, 'too_large') } };
+      }
+      if (end) return { ...batch, end };
+      if (batch.text !== '' || batch.toolCalls.length > 0) return batch;
+    }
+  }
+
+  /** Stops reading: closes the body, which frees or drops the connection. */
+  async close(): Promise<void> {
+    await this.chunks.return?.();
+  }
 }
 
 const piecesOf = ({ text, toolCalls }: Batch): AnswerPiece[] => (text === '' ? toolCalls : [text, ...toolCalls]);
@@ -111,41 +133,73 @@ export function streamedAttempt(target: AttemptTarget, prompt: Prompt): Attempt<
         return { ok: false, failure };
       }
       const reported: Reported = { usage: {} };
-      const chunks = batches(target, response, reported);
+      const chunks = new Batches(target, response, reported);
       let text = '';
       for (;;) {
-        const { value: batch, done } = await chunks.next();
-        let failure: ProviderFailure | undefined = done ? cutShortFailure(target) : undefined;
-        if (!done) {
-          text += batch.text;
-          if (text.trim() !== '' || batch.toolCalls.length > 0) {
-            const first = piecesOf({ text, toolCalls: batch.toolCalls });
-            // A failure in the chunk that brought the first text is the stream's, after that text: the rest throws it.
-            return { ok: true, value: { first, rest: rest(chunks, batch.end), usage: () => reportedTokens(reported.usage), finishReason: () => reported.finishReason } };
-          }
-          if (batch.end === 'done') failure = unusableAnswer(target, response.status, 'no_text');
-          else if (batch.end) failure = batch.end.failure;
+        let batch: Batch;
+        try {
+          batch = await chunks.next();
+        } catch (error) {
+          await chunks.close();
+          throw error;
         }
+        text += batch.text;
+        if (text.trim() !== '' || batch.toolCalls.length > 0) {
+          const first = piecesOf({ text, toolCalls: batch.toolCalls });
+          // A failure in the chunk that brought the first text is the stream's, after that text: the rest throws it.
+          return { ok: true, value: { first, rest: rest(chunks, batch.end), usage: () => reportedTokens(reported.usage), finishReason: () => reported.finishReason } };
+        }
+        const failure = batch.end === 'done' ? unusableAnswer(target, response.status, 'no_text') : batch.end?.failure;
         if (failure) {
-          await chunks.return(undefined);
+          await chunks.close();
           return { ok: false, failure };
         }
       }
     });
 }
 
-async function* rest(chunks: AsyncGenerator<Batch>, ended: Batch['end']): AsyncGenerator<AnswerPiece, void, undefined> {
-  try {
-    let end = ended;
-    while (end === undefined) {
-      const next = await chunks.next();
-      if (next.done) return;
-      yield* piecesOf(next.value);
-      end = next.value.end;
-    }
-    if (end !== 'done') throw end.failure.error;
-  } finally {
-    // Stopping early (the caller went away) closes the body, which frees or drops the connection.
-    await chunks.return(undefined);
-  }
+/** The pieces after the first, by hand for the same reason as Batches: one promise per chunk. */
+function rest(chunks: Batches, ended: Batch['end']): AsyncGenerator<AnswerPiece, void, undefined> {
+  let queue: AnswerPiece[] = [];
+  let at = 0;
+  let end = ended;
+  let open = true;
+  // Stopping early (the caller went away) closes the body, which frees or drops the connection.
+  const close = async () => {
+    if (!open) return;
+    open = false;
+    await chunks.close();
+  };
+  const finished: IteratorReturnResult<void> = { done: true, value: undefined };
+  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
+    async next() {
+      try {
+        while (at === queue.length && end === undefined && open) {
+          const batch = await chunks.next();
+          queue = piecesOf(batch);
+          at = 0;
+          end = batch.end;
+        }
+      } catch (error) {
+        await close();
+        throw error;
+      }
+      if (at < queue.length) return { done: false, value: queue[at++] as AnswerPiece };
+      await close();
+      if (end === undefined || end === 'done') return finished;
+      const { error } = end.failure;
+      end = 'done';
+      throw error;
+    },
+    async return() {
+      await close();
+      return finished;
+    },
+    async throw(error: unknown) {
+      await close();
+      throw error;
+    },
+    [Symbol.asyncIterator]: () => pieces,
+  };
+  return pieces;
 }
