@@ -13,10 +13,11 @@ import type { PostOptions, Transport } from './transport.js';
 
 /**
  * The completion the chunks add up to, shaped as `chat`'s answer (`usage` only with
- * `includeUsage`), with who answered, the persona version and the request id not enumerable.
+ * `includeUsage`), with who answered, the persona version and variant and the request id not enumerable.
  */
 export type ChatStreamResult = Omit<ChatCompletion, 'usage'> & { usage?: ChatUsage } & {
   readonly personaVersion: number;
+  readonly personaVariant: string | undefined;
   readonly provider: Readonly<{ id: string; model?: string }>;
   readonly requestId: string | undefined;
 };
@@ -94,7 +95,7 @@ export class ChatStream implements AsyncIterable<ChatCompletionChunk> {
   }
 }
 
-const pick = ({ personaVersion, provider, requestId }: ReturnType<typeof chatPersonaHeaders>) => ({ personaVersion, provider, requestId });
+const pick = ({ personaVersion, personaVariant, provider, requestId }: ReturnType<typeof chatPersonaHeaders>) => ({ personaVersion, personaVariant, provider, requestId });
 
 /** Whether a chunk shows something: a role-only chunk does not, so a failure after it may still be retried. */
 const counts = (event: ServerSentEvent, headers: Headers): boolean => {

@@ -16,7 +16,7 @@ export type ChatToolChoice = NonNullable<ChatBody['tool_choice']>;
 export type ChatResponseFormat = NonNullable<ChatBody['response_format']>;
 
 /** The optional members of a Chat Completions request the service translates to every provider. */
-export type ChatOptions = Omit<ChatBody, 'model' | 'messages' | 'persona' | 'stream' | 'stream_options' | 'n'>;
+export type ChatOptions = Omit<ChatBody, 'model' | 'messages' | 'persona' | 'variant' | 'stream' | 'stream_options' | 'n'>;
 
 export interface ChatInput extends ChatOptions {
   /** `<personaId>`, `<personaId>@<label>` or `<personaId>:<version>`; sent as `X-Persona`. */
@@ -24,6 +24,8 @@ export interface ChatInput extends ChatOptions {
   /** `<provider>/<model>` (`anthropic/claude-haiku-4-5`) or `<provider>` alone for its default model. */
   model: string;
   messages: ChatMessage[];
+  /** One of the persona's `variants`, merged over its attributes; sent as `X-Persona-Variant`. */
+  variant?: string;
   /** Your key for that provider; sent as `X-Provider-Api-Key`, never in the body. Absent only for a provider that needs none. */
   providerApiKey?: string;
 }

@@ -13,6 +13,8 @@ import type { ApiRequest } from './transport.js';
 export interface ChatPersonaHeaders {
   /** The persona version the completion used (`X-Persona-Version`). */
   readonly personaVersion: number;
+  /** The persona's variant the completion used (`X-Persona-Variant`); undefined when none was named. */
+  readonly personaVariant: string | undefined;
   /** How well the final text matches the persona, 0–100 (`X-Persona-Score`); undefined when the rules were skipped or not sent. */
   readonly score: number | undefined;
   /** The persona's rules still broken after the fixes and the one repair call (`X-Persona-Violations`); `{}` when none. */
@@ -31,10 +33,13 @@ export type ChatResult = ChatCompletion & ChatPersonaHeaders;
 
 /** The request for a completion; the keys and persona are checked before anything is sent. */
 export function chatRequest(input: ChatInput | ChatStreamInput, stream: boolean): ApiRequest {
-  const { persona, providerApiKey, ...body } = input;
+  const { persona, variant, providerApiKey, ...body } = input;
   const { includeUsage, ...completion } = body as Omit<ChatStreamInput, 'persona' | 'providerApiKey'>;
   if (typeof persona !== 'string' || !isHeaderSafe(persona)) {
     throw new TypeError('PersonaRefine: persona must be a persona id, `id@label` or `id:version` (visible ASCII); nothing was sent');
+  }
+  if (variant !== undefined && (typeof variant !== 'string' || !isHeaderSafe(variant))) {
+    throw new TypeError('PersonaRefine: variant must be a variant name of visible ASCII (it travels in X-Persona-Variant); nothing was sent');
   }
   if (providerApiKey !== undefined && !isHeaderSafe(providerApiKey)) {
     throw new TypeError('PersonaRefine: providerApiKey must be visible ASCII (it travels in a header; a pasted newline?); nothing was sent');
@@ -46,6 +51,7 @@ export function chatRequest(input: ChatInput | ChatStreamInput, stream: boolean)
     body: { ...completion, ...streamed },
     headers: {
       'x-persona': persona,
+      ...(variant === undefined ? {} : { 'x-persona-variant': variant }),
       ...(providerApiKey === undefined ? {} : { 'x-provider-api-key': providerApiKey }),
       ...(stream ? { accept: 'text/event-stream' } : {}),
     },
@@ -55,6 +61,7 @@ export function chatRequest(input: ChatInput | ChatStreamInput, stream: boolean)
 export function chatPersonaHeaders(headers: Headers): ChatPersonaHeaders {
   return {
     personaVersion: Number(headers.get('x-persona-version')),
+    personaVariant: headers.get('x-persona-variant') ?? undefined,
     score: parseScore(headers.get('x-persona-score')),
     violations: parseViolations(headers.get('x-persona-violations')),
     rules: headers.get('x-persona-rules')?.trim() === 'skipped' ? 'skipped' : 'applied',

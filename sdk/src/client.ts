@@ -134,7 +134,7 @@ export class PersonaRefine {
    * A completion in the persona's voice, in one provider call when the answer keeps the persona's
    * rules: POST /v1/chat/completions with `model` as `provider/model`, the persona's instructions
    * before your messages, then its rules on the final text. Answers OpenAI's Chat Completions body,
-   * with the persona headers (`personaVersion`, `score`, `violations`, `rules`, `providerCalls`,
+   * with the persona headers (`personaVersion`, `personaVariant`, `score`, `violations`, `rules`, `providerCalls`,
    * `provider`, `requestId`) not enumerable.
    */
   async chat(input: ChatInput, options?: PostOptions): Promise<ChatResult> {
@@ -184,7 +184,10 @@ export class PersonaRefine {
   }
 }
 
-/** `X-Persona-Version` as a non-enumerable `personaVersion`, so the body still serializes as sent. */
+/** `X-Persona-Version` and `X-Persona-Variant` as a non-enumerable `personaVersion` and `personaVariant`, so the body still serializes as sent. */
 function withPersonaVersion<T extends object>(body: T, headers: Headers): T {
-  return Object.defineProperty(body, 'personaVersion', { value: Number(headers.get('x-persona-version')), enumerable: false });
+  return Object.defineProperties(body, {
+    personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
+    personaVariant: { value: headers.get('x-persona-variant') ?? undefined, enumerable: false },
+  });
 }

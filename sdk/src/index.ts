@@ -86,6 +86,8 @@ export type {
   PersonaAttributes,
   PersonaDraft,
   PersonaLabels,
+  PersonaVariant,
+  PersonaVariantQuery,
   PersonaVersion,
   PersonaWithEtag,
   Provider,

@@ -1,9 +1,10 @@
 /** The persona resource: /v1/personas. */
 import { PersonaLabelsApi, PersonaVersions } from './persona-history.js';
 import { PersonaSamples } from './persona-samples.js';
+import { searchOf } from './next-page.js';
 import { ifMatchHeader, personaPath as pathOf, withEtag } from './persona-paths.js';
 import type { CallOptions, PostOptions, Transport } from './transport.js';
-import type { CreatePersonaInput, DraftPersonaInput, Persona, PersonaDraft, PersonaWithEtag, UpdatePersonaInput } from './types.js';
+import type { CreatePersonaInput, DraftPersonaInput, Persona, PersonaDraft, PersonaVariant, PersonaVariantQuery, PersonaWithEtag, UpdatePersonaInput } from './types.js';
 
 /** `idempotencyKey` applies to the writes that are not idempotent by themselves (update, delete, restore, label removal). */
 export interface ConditionalOptions extends PostOptions {
@@ -38,6 +39,16 @@ export class Personas {
    */
   async draft(input: DraftPersonaInput, options?: CallOptions): Promise<PersonaDraft> {
     return (await this.transport.call<PersonaDraft>({ method: 'POST', path: '/personas/draft', body: input }, options)).body;
+  }
+
+  /**
+   * The variant `name` merged over the persona's attributes (scope `personas:read`): the attributes a
+   * refine, check or chat completion naming it reads. The newest version's unless `personaVersion`
+   * or `personaLabel` pins one; NotFoundError when the persona, the version or the variant does not exist.
+   */
+  async variant(id: string, name: string, query: PersonaVariantQuery = {}, options?: CallOptions): Promise<PersonaVariant> {
+    const path = `${pathOf(id)}/variants/${encodeURIComponent(name)}${searchOf({ personaVersion: query.personaVersion, personaLabel: query.personaLabel })}`;
+    return (await this.transport.call<PersonaVariant>({ method: 'GET', path }, options)).body;
   }
 
   /** Every persona of the account, oldest first. */

@@ -80,6 +80,7 @@ export function refineResult(body: { response: string }, headers: Headers): Refi
     provider: hidden(parseProvider(headers.get('x-provider'))),
     cache: hidden(parseCache(headers)),
     personaVersion: hidden(Number(headers.get('x-persona-version'))),
+    personaVariant: hidden(headers.get('x-persona-variant') ?? undefined),
     score: hidden(parseScore(headers.get('x-persona-score'))),
     ratings: hidden(parseRatings(headers.get('x-persona-ratings'))),
     judgeError: hidden(headers.get('x-persona-judge-error') ?? undefined),

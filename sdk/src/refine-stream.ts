@@ -18,11 +18,11 @@ type StreamDelta = components['schemas']['StreamDelta'];
  * A streamed refine's result: `{ response }` like `refine`'s, with `violations` (no repair call
  * on a stream: what only the model can fix is reported here), `usage` (the tokens the provider
  * reported, `{}` when it reported none), `score` (`done.score`), `judge` (`done.judge`), `personaVersion`,
- * `requestId` and `replaced` non-enumerable.
+ * `personaVariant`, `requestId` and `replaced` non-enumerable.
  * `response` is always the whole result; `replaced` is true only when the pieces that were
  * yielded are not a prefix of it (a service bug the server logs and counts): use `response`.
  */
-export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'score' | 'requestId'> & {
+export type RefineStreamResult = Pick<RefineResult, 'response' | 'violations' | 'personaVersion' | 'personaVariant' | 'score' | 'requestId'> & {
   readonly usage: Readonly<StreamDone['usage']>;
   /**
    * With `judge`: the verdict on the final text, `{ provider, model, ratings }` (each rating with
@@ -184,6 +184,7 @@ function resultOf(done: StreamDone, headers: Headers): RefineStreamResult {
     // A judge that is not an object is a server's mistake, read as "not judged", as a score that is not a number is.
     judge: { value: isObject(done.judge) ? done.judge : undefined, enumerable: false },
     personaVersion: { value: Number(headers.get('x-persona-version')), enumerable: false },
+    personaVariant: { value: headers.get('x-persona-variant') ?? undefined, enumerable: false },
     replaced: { value: (done as { replaced?: boolean }).replaced === true, enumerable: false },
     requestId: { value: requestIdOf(headers), enumerable: false },
   }) as RefineStreamResult;

@@ -17,10 +17,17 @@ export type UpdatePersonaInput = JsonOf<paths['/v1/personas/{id}']['patch']['req
 export type DraftPersonaInput = JsonOf<paths['/v1/personas/draft']['post']['requestBody']>;
 /** A persona drafted from samples, stored nowhere: `personas.create` takes it as it is. */
 export type PersonaDraft = JsonOf<paths['/v1/personas/draft']['post']['responses'][200]>;
+type VariantRoute = paths['/v1/personas/{id}/variants/{name}']['get'];
+/** Which version `personas.variant` reads: the newest unless one is pinned (not both). */
+export type PersonaVariantQuery = NonNullable<VariantRoute['parameters']['query']>;
+/** One of a persona's variants merged over its attributes: what a request naming it reads. */
+export type PersonaVariant = JsonOf<VariantRoute['responses'][200]>;
 export type RefineInput = JsonOf<paths['/v1/refine']['post']['requestBody']>;
-/** Which persona version a refine or check used (`X-Persona-Version`); not enumerable. */
+/** Which persona version a refine or check used (`X-Persona-Version`), and which variant (`X-Persona-Variant`); not enumerable. */
 export interface UsedPersonaVersion {
   readonly personaVersion: number;
+  /** The persona's variant the answer used, when the request named one. */
+  readonly personaVariant: string | undefined;
 }
 export type RefineResult = JsonOf<paths['/v1/refine']['post']['responses'][200]> &
   UsedPersonaVersion & {
