@@ -153,8 +153,8 @@ async function measure(s: Settings, size: Size): Promise<{ rows: Row[]; ratio: n
 export async function streamCpu(s: Settings): Promise<ScenarioResult> {
   const sizes: Size[] = [
     { name: 'chat-sized', provider: 'openai', chars: 0, pieceChars: 4, pieceDelayMs: 1, judged: true, count: 200, concurrency: 16 },
-    { name: 'chat-sized', provider: 'openai', chars: 0, pieceChars: 4, pieceDelayMs: 0, judged: false, count: 400, concurrency: 8 },
-    { name: '3 MiB', provider: 'deepseek', chars: 3 * 1024 * 1024, pieceChars: 256, pieceDelayMs: 0, judged: true, count: 2, concurrency: 1 },
+    { name: 'chat-sized', provider: 'openai', chars: 0, pieceChars: 4, pieceDelayMs: 0, judged: false, count: 1_000, concurrency: 8 },
+    { name: '3 MiB', provider: 'deepseek', chars: 3 * 1024 * 1024, pieceChars: 256, pieceDelayMs: 0, judged: true, count: 3, concurrency: 1 },
   ];
   const rows: Row[] = [];
   for (const size of sizes) rows.push(...(await measure(s, size)).rows);
