@@ -11,7 +11,7 @@ import { anthropicMessages } from '../../src/providers/wire/anthropic-messages.j
 import { chatCompletions } from '../../src/providers/wire/chat-completions.js';
 import { googleGenerateContent } from '../../src/providers/wire/google-generate-content.js';
 import { openAIResponses } from '../../src/providers/wire/openai-responses.js';
-import { serverSentEventData } from '../../src/providers/wire/server-sent-events.js';
+import { ServerSentEventParser } from '../../src/providers/wire/server-sent-events.js';
 import type { WireFormat } from '../../src/providers/wire/wire-format.js';
 import { piecesOf, streamScript } from '../fakes/provider-streams.js';
 import { type FakeToolCall, withToolCalls } from '../fakes/provider-tool-calls.js';
@@ -37,8 +37,10 @@ const answer = fc
   // A model says something: text, or a call.
   .filter((a) => a.text !== '' || a.toolCalls.length > 0);
 
-async function* bytes(events: string[]): AsyncGenerator<Uint8Array> {
-  for (const event of events) yield Buffer.from(event, 'utf8');
+/** The data of each event, the events written one chunk each. */
+function eventData(events: string[]): string[] {
+  const parser = new ServerSentEventParser(1 << 20);
+  return events.flatMap((event) => parser.push(Buffer.from(event, 'utf8')));
 }
 
 describe.each(formats)('%s', (api, wire) => {
@@ -51,7 +53,7 @@ describe.each(formats)('%s', (api, wire) => {
         const assembly = new ToolCallAssembly();
         let streamed = '';
         let finishReason;
-        for await (const data of serverSentEventData(bytes([...script.head, ...script.pieces, ...script.tail]), 1 << 20)) {
+        for (const data of eventData([...script.head, ...script.pieces, ...script.tail])) {
           const event = read(data === '[DONE]' ? data : JSON.parse(data));
           streamed += event?.text ?? '';
           for (const delta of event?.toolCalls ?? []) assembly.add(delta);

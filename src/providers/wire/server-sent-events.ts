@@ -74,9 +74,3 @@ export class ServerSentEventParser {
   }
   // An event is dispatched only by its blank line; a body that stops before it has no last event.
 }
-
-/** The data of each event, one at a time. */
-export async function* serverSentEventData(body: AsyncIterable<Uint8Array>, maxBytes: number): AsyncGenerator<string> {
-  const parser = new ServerSentEventParser(maxBytes);
-  for await (const chunk of body) yield* parser.push(chunk);
-}
