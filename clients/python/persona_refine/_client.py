@@ -80,10 +80,12 @@ class PersonaRefine:
         persona_version: Optional[int] = None,
         judge: Optional[JudgeSpec] = None,
         fallbacks: Optional[Sequence[Fallback]] = None,
+        variant: Optional[str] = None,
     ) -> RefineResult:
         """Rewrites ``content`` in the persona's voice through ``provider``, paid with
         ``provider_api_key`` (then through ``fallbacks``, if it fails in a way that may pass).
-        ``provider="rules"`` applies the persona's rules without a model or a key."""
+        ``provider="rules"`` applies the persona's rules without a model or a key. ``variant`` names
+        one of the persona's variants, merged over its attributes (``result.persona_variant``)."""
         body, secrets = _refine_body(locals())
         return self._transport.call_as(_parse.refine_result, "POST", "/refine", body=body, secrets=secrets)
 
@@ -98,6 +100,7 @@ class PersonaRefine:
         persona_version: Optional[int] = None,
         judge: Optional[JudgeSpec] = None,
         fallbacks: Optional[Sequence[Fallback]] = None,
+        variant: Optional[str] = None,
     ) -> RefineStream:
         """``refine``, streamed: iterate for ``RefineDelta`` pieces as they are generated, then read
         ``.result``. Retried like ``refine`` until the first piece arrives, never after. A stream
@@ -113,13 +116,14 @@ class PersonaRefine:
         judge: Optional[Judge] = None,
         persona_label: Optional[str] = None,
         persona_version: Optional[int] = None,
+        variant: Optional[str] = None,
     ) -> CheckResult:
         """Scores ``content`` against the persona, without a provider (unless ``judge``): ``score``
         0–100, its parts ``scores``, every finding, and ``passed``. With ``original`` (what
         ``content`` was rewritten from), also the numbers, links and code ``content`` lost."""
         secrets = check_provider_keys(None, judge, None)
         body: Dict[str, Any] = {"personaId": persona_id, "content": content}
-        for name, value in (("original", original), ("personaLabel", persona_label), ("personaVersion", persona_version)):
+        for name, value in (("original", original), ("personaLabel", persona_label), ("personaVersion", persona_version), ("variant", variant)):
             if value is not None:
                 body[name] = value
         if judge is not None:
@@ -149,7 +153,7 @@ def _refine_body(arguments: Dict[str, Any]) -> Tuple[Dict[str, Any], Tuple[str, 
     secrets = check_provider_keys(arguments["provider_api_key"], arguments["judge"], arguments["fallbacks"])
     names = {
         "provider": "provider", "persona_id": "personaId", "content": "content", "provider_api_key": "providerApiKey",
-        "model": "model", "persona_label": "personaLabel", "persona_version": "personaVersion",
+        "model": "model", "persona_label": "personaLabel", "persona_version": "personaVersion", "variant": "variant",
     }
     body = {wire: arguments[name] for name, wire in names.items() if arguments[name] is not None}
     if arguments["judge"] is not None and arguments["judge"] is not False:

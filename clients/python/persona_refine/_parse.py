@@ -7,8 +7,8 @@ from typing import Any, Callable, Dict, List, Optional, Tuple, Type, TypeVar
 from ._answer import request_id_of
 from ._errors import ApiError
 from .types import (
-    ApiKey, CheckResult, CheckViolation, CheckWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
-    PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenCounts, TokenUsage, UsageRow, Webhook, WebhookDelivery,
+    ApiKey, CheckResult, CheckViolation, CheckWarning, DraftWarning, EvalRun, Feedback, FeedbackCounts, IssuedApiKey, KeyLimits, Persona,
+    PersonaDraft, PersonaVariant, PersonaVersion, QualityRow, RefineResult, RetentionPolicy, Review, TokenCounts, TokenUsage, UsageRow, Webhook, WebhookDelivery,
     WebhookWithSecret,
 )
 
@@ -48,6 +48,26 @@ def persona_version(body: Any) -> PersonaVersion:
     return PersonaVersion(
         field_of(body, "version", (int,)), field_of(body, "name", (str,)), field_of(body, "attributes", (dict,)),
         field_of(body, "createdAt", (str,)), field_of(body, "createdBy", (str, _NONE)),
+    )
+
+
+def persona_variant(body: Any) -> PersonaVariant:
+    return PersonaVariant(
+        field_of(body, "id", (str,)), field_of(body, "name", (str,)), field_of(body, "version", (int,)),
+        field_of(body, "variant", (str,)), field_of(body, "attributes", (dict,)),
+    )
+
+
+def persona_draft(body: Any) -> PersonaDraft:
+    evidence = field_of(body, "evidence", (dict,))
+    return PersonaDraft(
+        name=field_of(body, "name", (str,)),
+        attributes=field_of(body, "attributes", (dict,)),
+        evidence={name: quote for name, quote in evidence.items() if isinstance(quote, str)},
+        warnings=[
+            DraftWarning(field_of(w, "message", (str,)), field_of(w, "attribute", (str, _NONE)))
+            for w in (field_of(body, "warnings", (list, _NONE)) or [])
+        ],
     )
 
 
@@ -125,6 +145,7 @@ def refine_result(body: Any, headers: Message) -> RefineResult:
         ratings={} if ratings is None and warning is not None else ratings,
         judge_error=error,
         judge_warning=warning,
+        persona_variant=headers.get("x-persona-variant"),
     )
 
 
@@ -150,6 +171,7 @@ def stream_result(done: Any, headers: Message) -> RefineResult:
         judge_error=judge.get("error") if judge is not None and isinstance(judge.get("error"), str) else None,
         judge_warning=judge.get("warning") if judge is not None and isinstance(judge.get("warning"), str) else None,
         replaced=done.get("replaced") is True,
+        persona_variant=headers.get("x-persona-variant"),
     )
 
 
@@ -173,6 +195,7 @@ def check_result(body: Any, headers: Message) -> CheckResult:
         persona_version=_int_or_none(headers.get("x-persona-version")) or 0,
         request_id=request_id_of(headers),
         judge=body.get("judge") if isinstance(body.get("judge"), dict) else None,
+        persona_variant=headers.get("x-persona-variant"),
     )
 
 
@@ -187,6 +210,7 @@ def eval_run(body: Any) -> EvalRun:
         summary=field_of(body, "summary", (dict,)), error=field_of(body, "error", (str, _NONE)),
         judge=field_of(body, "judge", (dict, _NONE)),
         results=[r for r in results if isinstance(r, dict)] if isinstance(results, list) else None,
+        variant=field_of(body, "variant", (str, _NONE)),
     )
 
 

@@ -36,12 +36,14 @@ class Evals:
         label: Optional[str] = None,
         judge: Optional[JudgeSpec] = None,
         concurrency: Optional[int] = None,
+        variant: Optional[str] = None,
     ) -> EvalRun:
-        """Starts a run and returns it queued. Never retried: the service does not replay this
+        """Starts a run and returns it queued; with ``variant``, of that persona variant (a sample
+        naming its own uses that one). Never retried: the service does not replay this
         POST, so a retry after a lost answer would start a second run."""
         secrets = check_provider_keys(provider_api_key, judge, None)
         body: Dict[str, Any] = {"provider": provider}
-        for name, value in (("providerApiKey", provider_api_key), ("model", model), ("version", version), ("label", label), ("concurrency", concurrency)):
+        for name, value in (("providerApiKey", provider_api_key), ("model", model), ("version", version), ("label", label), ("concurrency", concurrency), ("variant", variant)):
             if value is not None:
                 body[name] = value
         if judge is not None and judge is not False:

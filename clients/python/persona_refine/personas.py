@@ -1,11 +1,12 @@
 """The persona resource, /v1/personas, with its versions, labels and evaluation samples."""
 import urllib.parse
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from . import _parse
+from ._keys import check_provider_keys
 from ._pages import all_pages
 from ._transport import Transport
-from .types import Persona, PersonaVersion
+from .types import Persona, PersonaDraft, PersonaVariant, PersonaVersion
 
 
 def persona_path(persona_id: str) -> str:
@@ -87,6 +88,26 @@ class Personas:
 
     def get(self, persona_id: str) -> Persona:
         return self._transport.call_as(_parse.persona, "GET", persona_path(persona_id))
+
+    def variant(self, persona_id: str, name: str, persona_version: Optional[int] = None, persona_label: Optional[str] = None) -> PersonaVariant:
+        """The variant ``name`` merged over the persona's attributes: what a call naming it reads. The
+        newest version's unless ``persona_version`` or ``persona_label`` pins one (not both)."""
+        query = {k: str(v) for k, v in (("personaVersion", persona_version), ("personaLabel", persona_label)) if v is not None}
+        path = f"{persona_path(persona_id)}/variants/{urllib.parse.quote(name, safe='')}" + (f"?{urllib.parse.urlencode(query)}" if query else "")
+        return self._transport.call_as(lambda body, _: _parse.persona_variant(body), "GET", path)
+
+    def draft(
+        self, samples: Sequence[str], provider: str, provider_api_key: str, model: Optional[str] = None, name: Optional[str] = None
+    ) -> PersonaDraft:
+        """A persona drafted by ``provider`` from 1–20 sample texts, stored nowhere: its attributes, a
+        quote from a sample per attribute as ``evidence``, and ``warnings`` for what of the model's
+        answer was dropped. Spends the key's budgets as a refine does."""
+        secrets = check_provider_keys(provider_api_key, None, None)
+        body: Dict[str, Any] = {"samples": list(samples), "provider": provider, "providerApiKey": provider_api_key}
+        for wire, value in (("model", model), ("name", name)):
+            if value is not None:
+                body[wire] = value
+        return self._transport.call_as(lambda b, _: _parse.persona_draft(b), "POST", "/personas/draft", body=body, secrets=secrets)
 
     def list(self, *, page_size: int = 100) -> List[Persona]:
         """Every persona of the account, oldest first, read ``page_size`` at a time (each without ``etag``)."""

@@ -24,6 +24,38 @@ class PersonaVersion:
 
 
 @dataclass(frozen=True)
+class PersonaVariant:
+    """One of a persona's variants merged over the version's attributes: what a call naming it reads."""
+
+    id: str
+    name: str
+    version: int
+    variant: str
+    attributes: Dict[str, Any]
+
+
+@dataclass(frozen=True)
+class DraftWarning:
+    """What of the model's answer a draft dropped, and why."""
+
+    message: str
+    #: The attribute it is about, when it is about one.
+    attribute: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class PersonaDraft:
+    """A persona drafted from samples, stored nowhere: ``personas.create(draft.name, draft.attributes)`` keeps it."""
+
+    name: str
+    attributes: Dict[str, Any]
+    #: Per drafted attribute, a quote from a sample that shows it.
+    evidence: Dict[str, str]
+    #: What of the model's answer was dropped; ``[]`` when nothing was.
+    warnings: List[DraftWarning]
+
+
+@dataclass(frozen=True)
 class TokenUsage:
     """Provider calls and tokens of a refine, over every call it made; a token count is None
     when a provider did not report it."""
@@ -73,6 +105,8 @@ class RefineResult:
     judge_warning: Optional[str] = None
     #: Streams only: the pieces shown were not a prefix of ``response`` (a service bug); use ``response``.
     replaced: bool = False
+    #: The persona's variant used (``X-Persona-Variant``), when the call named one.
+    persona_variant: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -111,6 +145,8 @@ class CheckResult:
     request_id: Optional[str]
     #: With ``judge``: ``{"provider", "model", "ratings"}`` or ``{"error"}``.
     judge: Optional[Dict[str, Any]] = None
+    #: The persona's variant used (``X-Persona-Variant``), when the call named one.
+    persona_variant: Optional[str] = None
 
 
 @dataclass(frozen=True)
@@ -133,6 +169,8 @@ class EvalRun:
     judge: Optional[Dict[str, Any]] = None
     #: From ``get`` and ``wait``: one result per sample, in sample order, as the API sends them.
     results: Optional[List[Dict[str, Any]]] = None
+    #: The persona variant evaluated, when the run named one.
+    variant: Optional[str] = None
 
     @property
     def finished(self) -> bool:
