@@ -45,8 +45,8 @@ describe('bench runner', () => {
     const { code, stdout, stderr } = await runBench(['--quick', '--only', 'crud', '--out', out]);
     expect(code, `stdout:\n${stdout}\nstderr:\n${stderr}`).toBe(0);
     expect(stdout).toContain('| Scenario | Figure | Value | Target | Result |');
-    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ read baseline, throughput \| \d+% \| ≥ 75% \| (PASS|MISS) \|/);
-    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ read baseline, CPU per request \| [\d.]+× .* \| ≤ 1\.3× \| (PASS|MISS) \|/);
+    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ read baseline, throughput \| \d+% \| ≥ 60% \| (PASS|MISS) \|/);
+    expect(stdout).toMatch(/\| CRUD \(SQLite\) \| GET \/v1\/personas\/\{id\} ÷ read baseline, CPU per request \| [\d.]+× .* \| ≤ 1\.6× \| (PASS|MISS) \|/);
     expect(stdout).not.toContain('ERROR');
     // Every CRUD figure: both baselines, by id, list, writes, the ratios, and CPU per request.
     expect(stdout.split('\n').filter((line) => line.startsWith('| CRUD (SQLite) |')).length).toBeGreaterThanOrEqual(10);
