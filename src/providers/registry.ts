@@ -12,7 +12,7 @@ import { tracedAttempt, tracedStreamedAttempt } from './attempt-span.js';
 import { noTracing, type Tracer } from '../tracing/tracer.js';
 import { type Clock, systemClock } from '../clock.js';
 import { type CallScope, callWithRetries, openCall } from './provider-call.js';
-import { type AnswerPiece, type StreamedText, streamedAttempt } from './streamed-attempt.js';
+import { type AnswerPiece, closingPieces, FINISHED, type StreamedText, streamedAttempt } from './streamed-attempt.js';
 import type { ProviderDefinition } from './provider-definition.js';
 import type { SecretScrubber } from './secret-scrubber.js';
 import { fetchTransport, pooledTransport } from './wire/transport.js';
@@ -226,7 +226,6 @@ export function createProviderRegistry(
   };
 }
 
-
 /**
  * The stream's pieces inside its call scope: the scope closes when they end, however they end
  * (also when the reader stops before its first piece). By hand rather than an async generator,
@@ -236,7 +235,6 @@ function streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedT
   let at = 0;
   let ended = false;
   let closed = false;
-  const finished: IteratorReturnResult<void> = { done: true, value: undefined };
   const close = async () => {
     if (closed) return;
     closed = true;
@@ -245,32 +243,20 @@ function streamedPieces(scope: CallScope, target: AttemptTarget, text: StreamedT
     scope.close();
     await text.rest.return(undefined);
   };
-  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
-    async next() {
-      if (closed) return finished;
-      if (at < text.first.length) return { done: false, value: text.first[at++] as AnswerPiece };
-      let next: IteratorResult<AnswerPiece, void>;
-      try {
-        next = await text.rest.next();
-      } catch (error) {
-        const failure = scope.signal.aborted ? scope.stopped() : error instanceof DomainError ? error : (connectionFailure(target, error)?.error ?? error);
-        await close();
-        throw failure;
-      }
-      if (!next.done) return next;
-      ended = true;
+  return closingPieces(close, async () => {
+    if (closed) return FINISHED;
+    if (at < text.first.length) return { done: false, value: text.first[at++] as AnswerPiece };
+    let next: IteratorResult<AnswerPiece, void>;
+    try {
+      next = await text.rest.next();
+    } catch (error) {
+      const failure = scope.signal.aborted ? scope.stopped() : error instanceof DomainError ? error : (connectionFailure(target, error)?.error ?? error);
       await close();
-      return finished;
-    },
-    async return() {
-      await close();
-      return finished;
-    },
-    async throw(error: unknown) {
-      await close();
-      throw error;
-    },
-    [Symbol.asyncIterator]: () => pieces,
-  };
-  return pieces;
+      throw failure;
+    }
+    if (!next.done) return next;
+    ended = true;
+    await close();
+    return FINISHED;
+  });
 }

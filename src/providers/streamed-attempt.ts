@@ -170,30 +170,40 @@ function rest(chunks: Batches, ended: Batch['end']): AsyncGenerator<AnswerPiece,
     open = false;
     await chunks.close();
   };
-  const finished: IteratorReturnResult<void> = { done: true, value: undefined };
-  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
-    async next() {
-      try {
-        while (at === queue.length && end === undefined && open) {
-          const batch = await chunks.next();
-          queue = piecesOf(batch);
-          at = 0;
-          end = batch.end;
-        }
-      } catch (error) {
-        await close();
-        throw error;
+  return closingPieces(close, async () => {
+    try {
+      while (at === queue.length && end === undefined && open) {
+        const batch = await chunks.next();
+        queue = piecesOf(batch);
+        at = 0;
+        end = batch.end;
       }
-      if (at < queue.length) return { done: false, value: queue[at++] as AnswerPiece };
+    } catch (error) {
       await close();
-      if (end === undefined || end === 'done') return finished;
-      const { error } = end.failure;
-      end = 'done';
       throw error;
-    },
+    }
+    if (at < queue.length) return { done: false, value: queue[at++] as AnswerPiece };
+    await close();
+    if (end === undefined || end === 'done') return FINISHED;
+    const { error } = end.failure;
+    end = 'done';
+    throw error;
+  });
+}
+
+export const FINISHED: IteratorReturnResult<void> = { done: true, value: undefined };
+
+/**
+ * Answer pieces as an async generator written by hand (an async generator function costs a round
+ * of promises per piece): `next` gives each piece or FINISHED; stopping early, or a throw into it,
+ * runs `close` first.
+ */
+export function closingPieces(close: () => Promise<void>, next: () => Promise<IteratorResult<AnswerPiece, void>>): AsyncGenerator<AnswerPiece, void, undefined> {
+  const pieces: AsyncGenerator<AnswerPiece, void, undefined> = {
+    next,
     async return() {
       await close();
-      return finished;
+      return FINISHED;
     },
     async throw(error: unknown) {
       await close();
