@@ -4,14 +4,17 @@
  * one, rounds alternating, on one engine. A key costs two writes per refine: the row that
  * claims it before the provider is called, and the stored answer before the answer leaves.
  */
+import { existsSync, statSync } from 'node:fs';
 import { type Database, freshPostgres, freshSqlite, JSON_AUTH, refineBody } from '../fixtures.js';
 import { type Latency, type Target, median, medianRound, openLoop } from '../load.js';
 import { ensureAlive, startFakeProvider } from '../processes.js';
-import { type Row, type ScenarioResult, cpu, info, judged, latency, ms, perSecond, skipped } from '../report.js';
+import { type Row, type ScenarioResult, cpu, info, judged, latency, mb, ms, perSecond, skipped } from '../report.js';
 import type { Settings } from '../settings.js';
 import { SOCKETS, withService } from './refine.js';
 
 const RATE = 500;
+/** The checkpointer makes the WAL start over past 64 MiB (src/storage/database.ts); a second's writes may come on top. */
+const WAL_BOUND_BYTES = 128 * 1024 * 1024;
 
 interface Round {
   without: Latency;
@@ -28,12 +31,20 @@ export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): 
       const without: Target = { url: `${service.url}/v1/refine`, method: 'POST', headers: JSON_AUTH, body: refineBody(personaId), pid: service.pid };
       const withKey: Target = { ...without, idempotent: true };
       if (s.warmupSeconds > 0) for (const target of [without, withKey]) await openLoop(target, RATE, s.warmupSeconds, SOCKETS);
+      // SQLite: the WAL after each keyed run, when writes have not paused for seconds (it once grew without end).
+      const wal = storage === 'sqlite' ? `${database.url.replace(/^sqlite:/, '')}-wal` : undefined;
+      let largestWal = 0;
+      const noteWal = () => {
+        if (wal && existsSync(wal)) largestWal = Math.max(largestWal, statSync(wal).size);
+      };
       const rounds: Round[] = [];
       for (let i = 0; i < s.runs; i++) {
         // Which goes first alternates too: a run right after another inherits its garbage.
         const [first, second] = i % 2 === 0 ? [without, withKey] : [withKey, without];
         const a = await openLoop(first, RATE, s.seconds, SOCKETS);
+        if (first === withKey) noteWal();
         const b = await openLoop(second, RATE, s.seconds, SOCKETS);
+        if (second === withKey) noteWal();
         ensureAlive(fake, service);
         rounds.push(first === without ? { without: a, with: b } : { without: b, with: a });
       }
@@ -52,6 +63,7 @@ export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): 
         judged(scenario, `p99 a key adds ${at}${of}`, p99Middle, `${p99Middle >= 0 ? '+' : ''}${ms(p99Middle)}`, { atMost: 1, text: '≤ +1 ms' }),
         info(scenario, `p50 a key adds ${at}${of}`, `${ms(median(rounds.map((r) => r.with.p50 - r.without.p50)))}`),
       ];
+      if (wal) rows.push(judged(scenario, `largest WAL after a keyed run (${s.seconds} s of writes that never pause)`, largestWal, mb(largestWal), { atMost: WAL_BOUND_BYTES, text: '≤ 128 MB' }));
       return { rows, notes: [] };
     }, { database });
   } finally {

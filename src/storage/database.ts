@@ -37,8 +37,13 @@ const stderrLog: StorageLog = {
   info: () => {},
 };
 
-/** How often the worker checkpoints: a power loss can undo the commits of about this long. */
-const CHECKPOINT_EVERY_MS = 1_000;
+/**
+ * How often the worker checkpoints (a power loss can undo the commits of about this long), and
+ * past which size it makes the WAL start over, holding writes off while it syncs: about every
+ * 5 s under 500 keyed refines a second (docs/storage-and-reliability.md, "Durability").
+ */
+export const WAL_RESTART_BYTES = 64 * 1024 * 1024;
+const CHECKPOINTS = { everyMs: 1_000, restartBytes: WAL_RESTART_BYTES };
 
 /**
  * SQLite reuses its WAL file rather than shrink it; past this size, the first commit after a
@@ -63,7 +68,7 @@ async function sqliteDialect(path: string, log: () => StorageLog): Promise<{ dia
   let checkpointer: Checkpointer | undefined;
   if (path !== ':memory:') {
     database.pragma('wal_autocheckpoint = 0');
-    checkpointer = checkpointInBackground(path, CHECKPOINT_EVERY_MS, {
+    checkpointer = checkpointInBackground(path, CHECKPOINTS, {
       failed: (error) => log().warn('SQLite checkpoint failed; the WAL grows until one succeeds (tried every second)', error),
       recovered: () => log().info('SQLite checkpoints succeed again'),
       crashed: (error) => {

@@ -17,13 +17,21 @@ const Sqlite = require(workerData.driver);
 const database = new Sqlite(workerData.path);
 // A checkpoint syncs the WAL before copying it and the database file after, unless synchronous is OFF.
 database.pragma('synchronous = NORMAL');
+database.pragma('busy_timeout = 100');
+const frameBytes = database.pragma('page_size', { simple: true }) + 24;
 // PASSIVE never waits for the service's connection; what a busy moment leaves is copied next time.
+// But the WAL is only reused when a write begins with all of it copied, which writes that never
+// pause never allow: it grew without end (200 MB in 15 s of keyed refines). Past restartBytes,
+// right after a passive pass copied nearly all of it, RESTART holds writers off while it copies
+// the rest and syncs, and waits for readers to leave the WAL: the next write starts it over. Its
+// wait for readers holds writers off too, so it gives up after 100 ms (PASSIVE never waits).
 // A failed one (a full disk: the database file cannot grow) is tried again every time, and reported
 // once when it starts failing and once when it succeeds again.
 let failing = false;
 const timer = setInterval(() => {
   try {
-    database.pragma('wal_checkpoint(PASSIVE)');
+    const [{ log }] = database.pragma('wal_checkpoint(PASSIVE)');
+    if (log * frameBytes > workerData.restartBytes) database.pragma('wal_checkpoint(RESTART)');
     if (failing) parentPort.postMessage({ recovered: true });
     failing = false;
   } catch (error) {
@@ -61,10 +69,16 @@ function workerError({ message, code }: { message: string; code?: string }): Err
   return Object.assign(new Error(message), code === undefined ? {} : { code });
 }
 
-/** Checkpoints `path` every `everyMs` from a worker thread. */
-export function checkpointInBackground(path: string, everyMs: number, reports: CheckpointReports): Checkpointer {
+/** How often, and past which size of the WAL its next checkpoint makes it start over. */
+export interface CheckpointSchedule {
+  everyMs: number;
+  restartBytes: number;
+}
+
+/** Checkpoints `path` on `schedule` from a worker thread. */
+export function checkpointInBackground(path: string, { everyMs, restartBytes }: CheckpointSchedule, reports: CheckpointReports): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, path, everyMs } });
+  const worker = new Worker(CHECKPOINTER, { eval: true, workerData: { driver, path, everyMs, restartBytes } });
   worker.on('message', (report: { failed?: { message: string; code?: string }; recovered?: true }) => {
     if (report.failed) reports.failed(workerError(report.failed));
     else if (report.recovered) reports.recovered();

@@ -3,11 +3,11 @@
  * connection commits without a sync and never checkpoints; a worker thread copies the WAL
  * into the database file, and the service's connection, the last to close, removes the WAL.
  */
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, statSync } from 'node:fs';
 import Sqlite from 'better-sqlite3';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStorage, type Storage } from '../../src/storage/database.js';
+import { openStorage, type Storage, WAL_RESTART_BYTES } from '../../src/storage/database.js';
 import { sqliteTarget } from '../helpers/storage-targets.js';
 
 describe('SQLite checkpoints', () => {
@@ -54,6 +54,28 @@ describe('SQLite checkpoints', () => {
     };
     await expect.poll(countInFile, { timeout: 10_000, interval: 100 }).toBe(100);
   });
+
+  it('writes that never pause still let the WAL start over, so it stays bounded', async () => {
+    const { storage, path } = await open();
+    await sql`create table probe (n integer, filler blob)`.execute(storage.db);
+    const filler = Buffer.alloc(16 * 1024, 1);
+    const walBytes = () => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+    // A restart is seen as the WAL shrinking (journal_size_limit trims it when it starts over). Without
+    // one, a passive checkpoint never finds the WAL fully copied between two writes, and it only grows.
+    let largest = 0;
+    let written = 0;
+    let shrunk = false;
+    const started = performance.now();
+    while (!shrunk && (written < 1024 * 1024 * 1024 || performance.now() - started < 10_000)) {
+      await sql`insert into probe values (${written}, ${filler})`.execute(storage.db);
+      written += filler.length;
+      const now = walBytes();
+      shrunk = now < largest;
+      largest = Math.max(largest, now);
+    }
+    expect(shrunk, `the WAL grew to ${largest} bytes and never started over`).toBe(true);
+    expect(largest).toBeGreaterThan(WAL_RESTART_BYTES);
+  }, 120_000);
 
   it('closing stops the worker first, so the service connection checkpoints last and removes the WAL', async () => {
     const { storage, path } = await open();
