@@ -23,7 +23,7 @@
  * arrives, mid-word included, so the first text leaves with the first piece that settles the
  * start.
  */
-import { applyWordFixes, changesText, endsInsideFence, enforce, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
+import { applyWordFixes, changesText, endsInsideFence, enforce, findCode, mask, type PersonaRules, type PreservedOriginal, type RuleFinding } from '../rules/index.js';
 import type { SecretScrubber } from '../providers/secret-scrubber.js';
 import { type AnswerCleanup, rewriteCleanup } from './output-cleanup.js';
 
@@ -291,9 +291,21 @@ function commonPrefixLength(a: string, b: string): number {
 }
 
 /**
+ * A placeholder that the rest of its line could still close (src/rules/placeholders.ts: one
+ * line, at most 200 characters inside), half its closer there already. Each try stops at the
+ * next brace or bracket, the start of the next try: linear in the line.
+ */
+const OPEN_PLACEHOLDER = /(?:\{\{\{[^{}\n]{0,200}\}{0,2}|\{\{[^{}\n]{0,200}\}?|\$\{[^{}\n]{0,200}|\[\[[^[\]\n]{0,200}\]?)$/u;
+/** What OPEN_PLACEHOLDER needs in the line's end to find anything: most looks find none and blank no code. */
+const PLACEHOLDER_OPENER = /\{\{|\$\{|\[\[/;
+/** As long as the longest placeholder that can still close: `{{{`, 200 characters, `}}`. */
+const PLACEHOLDER_REACH = 205;
+
+/**
  * Where a construct that a later piece could close begins: a backtick run of the last
- * paragraph not closed by a run of the same length (a code span in the making), or a
- * link target `](` without its `)`. Text from there on may become protected from the fixes.
+ * paragraph not closed by a run of the same length (a code span in the making), a
+ * placeholder (`{{…`, `${…`, `[[…`) its line could still close, or a link target `](`
+ * without its `)`. Text from there on may become protected from the fixes.
  */
 function openConstructStart(text: string): number {
   let paragraph = 0;
@@ -318,5 +330,13 @@ function openConstructStart(text: string): number {
   }
   const link = text.lastIndexOf('](');
   if (link !== -1 && text.indexOf(')', link) === -1) open = Math.min(open, link);
-  return open;
+  // Placeholders are found with code blanked out (src/rules/protected-spans.ts): a code span, even
+  // one a later backtick closes, can hide the `}}` that seems to close one. So one must close
+  // before any construct still open.
+  const head = text.slice(0, open);
+  const reach = Math.max(head.lastIndexOf('\n') + 1, head.length - PLACEHOLDER_REACH, paragraph);
+  if (!PLACEHOLDER_OPENER.test(head.slice(reach))) return open;
+  const last = head.slice(paragraph);
+  const placeholder = OPEN_PLACEHOLDER.exec(mask(last, findCode(last)).slice(reach - paragraph));
+  return placeholder === null ? open : reach + placeholder.index;
 }

@@ -27,7 +27,7 @@ export type { PersonaRules, RuleFinding, RuleId, RuleViolation, Severity, Vocabu
 export { RULE_IDS, SEVERITIES } from './types.js';
 export { rulesFromAttributes, rulesFromValues, hasRules } from './rules-from-attributes.js';
 export { checkText, applyFixes, applyWordFixes, changesText, enforce } from './engine.js';
-export { endsInsideFence } from './protected-spans.js';
+export { endsInsideFence, findCode, mask } from './protected-spans.js';
 export { countViolations, needsModelRepair, repairInstructions, summarizeViolations } from './repair.js';
 export { originalFor, preservedOriginal, type PreservedOriginal } from './preserve.js';
 export { findPreservedItems, type PreservedItem, type PreservedKind } from './preserved-items.js';
