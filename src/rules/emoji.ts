@@ -91,8 +91,9 @@ export function fixEmoji(
 
 /**
  * Widens a removal so that it leaves no double space, no blank before punctuation
- * and no trailing blank at the end of a line:
- * "Great work 🎉 team" → "Great work team", "Thanks 🎉!" → "Thanks!", "🚀 Launch" → "Launch".
+ * no trailing blank at the end of a line and no line left empty:
+ * "Great work 🎉 team" → "Great work team", "Thanks 🎉!" → "Thanks!", "🚀 Launch" → "Launch",
+ * "Done.\n🚀\nNext" → "Done.\nNext".
  */
 function removalWithBlanks(text: string, run: Span): Edit {
   let blanksBefore = run.start;
@@ -105,6 +106,9 @@ function removalWithBlanks(text: string, run: Span): Edit {
   const endsLine = next === undefined || next === '\n' || next === '\r';
   const startsLine = previous === undefined || previous === '\n';
 
+  // A line that held only emoji goes with its line break: left empty, it would start a paragraph the model never wrote.
+  const aloneOnLine = (blanksBefore === 0 || text[blanksBefore - 1] === '\n') && endsLine && next !== undefined;
+  if (aloneOnLine) return { start: blanksBefore, end: blanksAfter + (text.startsWith('\r\n', blanksAfter) ? 2 : 1), replacement: '' };
   if (endsLine) return { start: blanksBefore, end: blanksAfter, replacement: '' };
   if (blanksAfter === run.end && blanksBefore < run.start && CLOSER.test(next)) {
     return { start: blanksBefore, end: run.end, replacement: '' };

@@ -173,6 +173,16 @@ describe('the streaming invariant', () => {
     }
   });
 
+  it('holds back an emoji line in a code span a later backtick closes (its removal had left a blank line, a paragraph the open span seemed to end at)', () => {
+    const text = 'Our our "quoted" our\n42 github our.\n42.\nInc. Acme {{name}} help synergy way..\nAcme café.\nOn.\nOrder.\nOur Acme `acme.\nOps@acme.com 中文.\nHelp.\nOur.\n🚀\nOur <b>Bold. our our desk sign up.\nOur\nOur.\nAcme.\nOur our our.\nOur.\n{{name}} our synergy `code` Grüße.\nOur.';
+    const rules = rulesFromAttributes({ emoji: false });
+    const refinement = new StreamRefinement(rules);
+    const deltas = [text.slice(0, 168), text.slice(168)].map((piece) => refinement.push(piece));
+    const end = refinement.finish();
+    expect(end.replaced).toBe(false);
+    expect(deltas.join('') + end.rest).toBe(enforce(rules, text).text);
+  });
+
   it("keeps the whole answer when the preamble arrives in pieces of 2, 9, 4, 13 and 6 characters (the reported loss)", () => {
     const answer = 'Here is the rewritten text:\n\nAhoy! Yer order be on its way.';
     const rules = rulesFromAttributes({ tone: 'pirate' });

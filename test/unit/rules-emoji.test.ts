@@ -19,6 +19,14 @@ describe('emoji: "none"', () => {
     expect(strip('**🚀 Launch** and (🎉 party)')).toBe('**Launch** and (party)');
   });
 
+  it('takes a line that held only emoji with its line break, so no paragraph appears that the model never wrote', () => {
+    expect(strip('Done.\n🚀\nNext')).toBe('Done.\nNext');
+    expect(strip('Done.\r\n 🎉 🎊 \r\nNext')).toBe('Done.\r\nNext');
+    expect(strip('🚀\nLaunch')).toBe('Launch');
+    expect(strip('First.\n\n🚀\n\nSecond.')).toBe('First.\n\n\nSecond.');
+    expect(strip('Done.\n🚀')).toBe('Done.\n');
+  });
+
   it('removes skin-tone, ZWJ, flag, subdivision-flag and keycap sequences whole', () => {
     const sequences = [
       '👍🏽', // skin tone
