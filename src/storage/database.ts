@@ -39,11 +39,11 @@ const stderrLog: StorageLog = {
 
 /**
  * How often the worker checkpoints (a power loss can undo the commits of about this long), and
- * past which size it makes the WAL start over, holding writes off while it syncs: about every
- * 5 s under 500 keyed refines a second (docs/storage-and-reliability.md, "Durability").
+ * past which size it makes the WAL start over: a safety valve for the disk under writes that
+ * never pause, since the restart holds writes, and so the event loop, for tens of milliseconds
+ * (docs/storage-and-reliability.md, "Durability").
  */
-export const WAL_RESTART_BYTES = 64 * 1024 * 1024;
-const CHECKPOINTS = { everyMs: 1_000, restartBytes: WAL_RESTART_BYTES };
+const CHECKPOINTS = { everyMs: 1_000, restartBytes: 1024 * 1024 * 1024 };
 
 /**
  * SQLite reuses its WAL file rather than shrink it; past this size, the first commit after a

@@ -24,7 +24,10 @@ const frameBytes = database.pragma('page_size', { simple: true }) + 24;
 // pause never allow: it grew without end (200 MB in 15 s of keyed refines). Past restartBytes,
 // right after a passive pass copied nearly all of it, RESTART holds writers off while it copies
 // the rest and syncs, and waits for readers to leave the WAL: the next write starts it over. Its
-// wait for readers holds writers off too, so it gives up after 100 ms (PASSIVE never waits).
+// wait for readers holds writers off too, so it gives up after 100 ms (PASSIVE never waits). The
+// service's writes are synchronous, so that hold stalls its event loop (about 55 ms here, plus
+// the next commit's cut of the file back to journal_size_limit): a valve for the disk, not a
+// schedule.
 // A failed one (a full disk: the database file cannot grow) is tried again every time, and reported
 // once when it starts failing and once when it succeeds again.
 let failing = false;
