@@ -334,7 +334,8 @@ function openConstructStart(text: string): number {
   // one a later backtick closes, can hide the `}}` that seems to close one. So one must close
   // before any construct still open.
   const head = text.slice(0, open);
-  const reach = Math.max(head.lastIndexOf('\n') + 1, head.length - PLACEHOLDER_REACH, paragraph);
+  const window = Math.max(head.length - PLACEHOLDER_REACH, paragraph);
+  const reach = window + head.slice(window).lastIndexOf('\n') + 1;
   if (!PLACEHOLDER_OPENER.test(head.slice(reach))) return open;
   const last = head.slice(paragraph);
   const placeholder = OPEN_PLACEHOLDER.exec(mask(last, findCode(last)).slice(reach - paragraph));
